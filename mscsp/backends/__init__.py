@@ -1,0 +1,45 @@
+"""Counting backends behind one interface, and their registry.
+
+The first entry of :data:`BACKENDS` is the default. A new backend is one module here plus
+one line in :data:`BACKENDS`; see ``docs/backends.md`` for the full checklist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidInputError
+from .base import Backend
+from .brute import BruteBackend
+from .dss import DssBackend
+
+#: Every backend by name; the first is the default.
+BACKENDS: dict[str, type[Backend]] = {
+    "dss": DssBackend,
+    "brute": BruteBackend,
+}
+
+DEFAULT_BACKEND = next(iter(BACKENDS))
+
+
+def get_backend(spec: str | Backend = DEFAULT_BACKEND, **kwargs: Any) -> Backend:
+    """Instantiates a backend from a name such as ``"dss"`` or ``"sat:cadical195"``.
+
+    The part after ``:`` is passed to the backend as its ``solver`` option.
+
+    Raises:
+        InvalidInputError: Unknown backend name (the message lists the valid ones).
+        BackendUnavailableError: The backend's optional package is missing.
+    """
+    if isinstance(spec, Backend):
+        return spec
+    name, _, sub = spec.partition(":")
+    cls = BACKENDS.get(name)
+    if cls is None:
+        raise InvalidInputError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
+    if sub:
+        kwargs["solver"] = sub
+    return cls(**kwargs)
+
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "Backend", "get_backend"]

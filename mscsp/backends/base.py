@@ -1,0 +1,68 @@
+"""The interface every counting backend implements."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from ..constraints import Component, ComponentCount
+from ..errors import BackendUnavailableError, SolverLimitError
+
+
+class Backend(ABC):
+    """Counts the solutions of one component exactly (or, when marked, approximately).
+
+    Subclasses set :attr:`name`, :attr:`extra` (the pip extra that provides their package, or
+    ``None``), implement :meth:`count`, and override :meth:`supported` / :meth:`version` when
+    they depend on an optional package (imported lazily, inside those methods).
+
+    Args:
+        time_limit: Seconds allowed per component (``None``: no limit).
+        max_solutions: Cap on enumerated solutions per component, for enumerating backends.
+        **options: Backend-specific options (for example a sub-solver name).
+    """
+
+    name: ClassVar[str]
+    extra: ClassVar[str | None] = None
+    exact: ClassVar[bool] = True
+    description: ClassVar[str] = ""
+
+    def __init__(self, time_limit: float | None = None, max_solutions: int | None = None,
+                 **options: Any):
+        if not self.supported():
+            raise BackendUnavailableError(
+                f"backend {self.name!r} needs its optional packages: pip install 'mscsp[{self.extra}]'"
+            )
+        self.time_limit = time_limit
+        self.max_solutions = max_solutions
+        self.options = options
+
+    @classmethod
+    def supported(cls) -> bool:
+        """Whether the backend's packages can be imported here."""
+        return True
+
+    @classmethod
+    def version(cls) -> str:
+        """Version of the underlying solver package."""
+        from .. import __version__
+
+        return __version__
+
+    @abstractmethod
+    def count(self, component: Component) -> ComponentCount:
+        """Counts the component's solutions by mine total, overall and per group.
+
+        Raises:
+            SolverLimitError: The time limit or solution cap was hit (exact backends).
+        """
+
+    def _deadline(self) -> float | None:
+        return None if self.time_limit is None else time.perf_counter() + self.time_limit
+
+    def _check_deadline(self, deadline: float | None) -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise SolverLimitError(
+                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
+            )

@@ -1,0 +1,219 @@
+"""The board a player sees, and its text format.
+
+A board is an ``int8`` array of cell codes (:data:`COVERED`, :data:`FLAG`, or a revealed
+number 0-8) plus the total number of mines. The text format is what users paste::
+
+    # optional comments
+    30x16x99            <- optional header: width x height x mines (or "mines=99")
+    ??1.
+    ?F1.
+
+Cells: ``?``/``H`` covered, ``.``/``0`` revealed zero, ``1``-``8`` numbers, ``F``/``*``/``!`` flags.
+Spaces between cells are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import BoardParseError
+
+COVERED = -1
+FLAG = -2
+
+#: Largest board accepted from text or by the engine (cells), and longest side.
+MAX_CELLS = 1_000_000
+MAX_SIDE = 10_000
+_MAX_TEXT = 32 * MAX_CELLS  # characters; generous room for spaces and comments
+
+_CELL_CODES = {"?": COVERED, "H": COVERED, ".": 0, "F": FLAG, "*": FLAG, "!": FLAG}
+_CELL_CODES.update({str(d): d for d in range(9)})
+_HEADER_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+_HEADER_MINES = re.compile(r"^\s*mines\s*=\s*(\d+)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """A position as the player sees it.
+
+    Attributes:
+        cells: ``int8`` array (rows x cols): ``COVERED``, ``FLAG`` or a revealed number 0-8.
+        mines: Total number of mines on the board, flagged ones included.
+    """
+
+    cells: np.ndarray
+    mines: int
+
+    @property
+    def rows(self) -> int:
+        return int(self.cells.shape[0])
+
+    @property
+    def cols(self) -> int:
+        return int(self.cells.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.rows, self.cols
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self.mines == other.mines and np.array_equal(self.cells, other.cells)
+
+    def __hash__(self) -> int:
+        return hash((self.mines, self.cells.shape, self.cells.tobytes()))
+
+    def to_text(self, header: bool = True) -> str:
+        """Formats the board in the text format (round-trips through :func:`parse_board`)."""
+        return format_board(self, header=header)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def format_board(board: Board, header: bool = True) -> str:
+    """Returns the text form of ``board``: a ``WxHxM`` header line, then one line per row."""
+    symbols = {COVERED: "?", FLAG: "F", 0: "."}
+    lines = [f"{board.cols}x{board.rows}x{board.mines}"] if header else []
+    for row in board.cells.tolist():
+        lines.append("".join(symbols.get(v, str(v)) for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def neighbour_counts(rows: int, cols: int) -> np.ndarray:
+    """Number of neighbours each cell has on a rows x cols board (3, 5 or 8 inside)."""
+    ones = np.ones((rows, cols), dtype=np.int8)
+    return neighbour_sum(ones)
+
+
+def neighbour_sum(a: np.ndarray) -> np.ndarray:
+    """Sum of the 8 neighbours of every cell of ``a`` (cells outside the board count 0)."""
+    padded = np.pad(a.astype(np.int16, copy=False), 1)
+    rows, cols = a.shape
+    total = np.zeros((rows, cols), dtype=np.int16)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            if dr != 1 or dc != 1:
+                total += padded[dr : dr + rows, dc : dc + cols]
+    return total
+
+
+def parse_board(text: str | bytes, mines: int | None = None) -> Board:
+    """Parses a pasted position.
+
+    Args:
+        text: The board text (``str``, or ``bytes`` in UTF-8).
+        mines: Total mine count, used when the text has no header. If both are given they
+            must agree.
+
+    Returns:
+        The parsed :class:`Board`.
+
+    Raises:
+        BoardParseError: On malformed text; the message names the line and column.
+    """
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BoardParseError(f"input is not UTF-8 text (byte {exc.start})") from None
+    if len(text) > _MAX_TEXT:
+        raise BoardParseError(f"input too large ({len(text)} characters; limit {_MAX_TEXT})")
+    if "\x00" in text:
+        raise BoardParseError("input looks like binary data (contains NUL bytes)")
+
+    header: tuple[int, int, int] | None = None
+    header_mines: int | None = None
+    rows: list[list[int]] = []
+    row_lines: list[int] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip()
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not rows and header is None and header_mines is None:
+            m = _HEADER_SIZE.match(line)
+            if m:
+                w, h, k = (int(g) for g in m.groups())
+                header, header_mines = (w, h, k), k
+                continue
+            m = _HEADER_MINES.match(line)
+            if m:
+                header_mines = int(m.group(1))
+                continue
+        rows.append(_parse_row(line, lineno))
+        row_lines.append(lineno)
+        if len(rows[-1]) != len(rows[0]):
+            raise BoardParseError(
+                f"ragged rows: this row has {len(rows[-1])} cells, the first row has {len(rows[0])}",
+                lineno,
+            )
+        if len(rows) * len(rows[0]) > MAX_CELLS or len(rows) > MAX_SIDE:
+            raise BoardParseError(f"board too large (limit {MAX_CELLS} cells)", lineno)
+
+    if not rows:
+        raise BoardParseError("empty input: no board rows found")
+    n_rows, n_cols = len(rows), len(rows[0])
+    if header is not None and header[:2] != (n_cols, n_rows):
+        raise BoardParseError(
+            f"header says {header[0]}x{header[1]} (width x height) but the grid is "
+            f"{n_cols}x{n_rows}"
+        )
+    if header_mines is not None and mines is not None and header_mines != mines:
+        raise BoardParseError(f"mine count {mines} conflicts with the header's {header_mines}")
+    total = header_mines if header_mines is not None else mines
+    if total is None:
+        raise BoardParseError(
+            "missing mine count: add a header line 'WxHxM' or 'mines=M', or pass --mines"
+        )
+    if total < 0:
+        raise BoardParseError(f"mine count must be non-negative, got {total}")
+
+    cells = np.array(rows, dtype=np.int8)
+    _check_numbers(cells, row_lines)
+    flags = int(np.count_nonzero(cells == FLAG))
+    covered = int(np.count_nonzero(cells == COVERED))
+    if flags > total:
+        raise BoardParseError(f"{flags} flags but only {total} mines")
+    if total - flags > covered:
+        raise BoardParseError(
+            f"{total} mines but only {flags} flags and {covered} covered cells to hold them"
+        )
+    return Board(cells, int(total))
+
+
+def _parse_row(line: str, lineno: int) -> list[int]:
+    row = []
+    for col, ch in enumerate(line, start=1):
+        if ch in " \t":
+            continue
+        code = _CELL_CODES.get(ch)
+        if code is None:
+            if ch == "9":
+                raise BoardParseError("'9' is not a valid cell: numbers go up to 8", lineno, col)
+            shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
+            raise BoardParseError(
+                f"unknown cell {shown}: expected ? or H (covered), . or 0-8 (revealed), "
+                "F, * or ! (flag)",
+                lineno,
+                col,
+            )
+        row.append(code)
+        if len(row) > MAX_SIDE:
+            raise BoardParseError(f"row too long (limit {MAX_SIDE} cells)", lineno)
+    return row
+
+
+def _check_numbers(cells: np.ndarray, row_lines: list[int]) -> None:
+    too_big = cells > neighbour_counts(*cells.shape)
+    if too_big.any():
+        r, c = (int(v) for v in np.argwhere(too_big)[0])
+        n = int(neighbour_counts(*cells.shape)[r, c])
+        raise BoardParseError(
+            f"number {int(cells[r, c])} at row {r + 1}, cell {c + 1} exceeds its {n} neighbours",
+            row_lines[r],
+        )

@@ -1,0 +1,17 @@
+"""The ``mscsp`` command: a click group with one module per sub-command."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from .probs import probs
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mscsp")
+def main() -> None:
+    """Minesweeper as a constraint problem: exact probabilities, solvers, players, learners."""
+
+
+main.add_command(probs)

@@ -1,0 +1,51 @@
+"""Exceptions raised by mscsp, each with the exit code the CLI maps it to."""
+
+from __future__ import annotations
+
+
+class MscspError(Exception):
+    """Base class of every error mscsp reports to users.
+
+    Attributes:
+        exit_code: The process exit code the CLI uses for this error.
+    """
+
+    exit_code = 1
+
+
+class BoardParseError(MscspError, ValueError):
+    """The board text is malformed; the message names the line and column."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        self.line = line
+        self.column = column
+        where = ""
+        if line is not None:
+            where = f"line {line}" + (f", column {column}" if column is not None else "") + ": "
+        super().__init__(where + message)
+
+
+class InvalidInputError(MscspError, ValueError):
+    """An option or argument is out of range (board size, mine count, cell)."""
+
+    exit_code = 2
+
+
+class InconsistentBoardError(MscspError):
+    """The revealed numbers admit no placement of the remaining mines."""
+
+    exit_code = 3
+
+
+class BackendUnavailableError(MscspError):
+    """A backend's optional package is not installed (the message names the extra)."""
+
+    exit_code = 4
+
+
+class SolverLimitError(MscspError):
+    """A backend hit its time limit or solution cap and cannot give an exact answer."""
+
+    exit_code = 5

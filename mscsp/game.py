@@ -1,0 +1,269 @@
+"""The seeded game engine: mine placement under first-click rules, reveals, replay."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from .board import COVERED, FLAG, MAX_CELLS, Board, neighbour_sum
+from .errors import InvalidInputError
+
+#: Named presets as (rows, cols, mines). Expert is 16 rows of 30 columns.
+PRESETS: dict[str, tuple[int, int, int]] = {
+    "beginner": (9, 9, 10),
+    "intermediate": (16, 16, 40),
+    "expert": (16, 30, 99),
+}
+
+FIRST_MOVES = ("corner", "center", "random")
+
+
+class FirstClick(StrEnum):
+    """What the first click is guaranteed."""
+
+    SAFE = "safe"  # the clicked cell holds no mine
+    OPENING = "opening"  # the clicked cell and its neighbours hold no mine
+    ANY = "any"  # no guarantee
+
+
+class GameState(StrEnum):
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Size and mine count of a game."""
+
+    rows: int
+    cols: int
+    mines: int
+
+    @classmethod
+    def from_preset(cls, name: str) -> BoardSpec:
+        if name not in PRESETS:
+            raise InvalidInputError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+        return cls(*PRESETS[name])
+
+
+def first_move(policy: str | tuple[int, int], rows: int, cols: int,
+               rng: np.random.Generator | None = None) -> tuple[int, int]:
+    """The cell a first-move policy clicks.
+
+    Args:
+        policy: ``"corner"`` (top-left), ``"center"``, ``"random"``, a ``(row, col)`` pair, or
+            a string ``"row,col"``.
+        rows: Board rows.
+        cols: Board columns.
+        rng: Generator used by ``"random"``.
+
+    Raises:
+        InvalidInputError: For an unknown policy or a cell off the board.
+    """
+    if policy == "corner":
+        return 0, 0
+    if policy == "center":
+        return rows // 2, cols // 2
+    if policy == "random":
+        rng = rng if rng is not None else np.random.default_rng()
+        return int(rng.integers(rows)), int(rng.integers(cols))
+    if isinstance(policy, str):
+        try:
+            r, c = (int(v) for v in policy.split(","))
+        except ValueError:
+            raise InvalidInputError(
+                f"first move {policy!r}: expected corner, center, random or 'row,col'"
+            ) from None
+    else:
+        r, c = policy
+    if not (0 <= r < rows and 0 <= c < cols):
+        raise InvalidInputError(f"first move ({r}, {c}) is off the {rows}x{cols} board")
+    return int(r), int(c)
+
+
+class Game:
+    """One game of Minesweeper, seeded and replayable.
+
+    Mines are placed at the first reveal (so the first-click rule can be honoured) from
+    ``numpy.random.default_rng(seed)``; the same seed and first click give the same layout.
+
+    Args:
+        rows: Board rows.
+        cols: Board columns.
+        mines: Number of mines.
+        seed: Seed (or Generator) for mine placement.
+        first_click: A :class:`FirstClick` rule.
+        layout: Optional fixed mine mask (rows x cols, bool); then no placement happens.
+    """
+
+    def __init__(self, rows: int, cols: int, mines: int, *, seed: Any = None,
+                 first_click: FirstClick | str = FirstClick.SAFE,
+                 layout: np.ndarray | None = None):
+        if rows < 1 or cols < 1:
+            raise InvalidInputError(f"board must be at least 1x1, got {rows}x{cols}")
+        if rows * cols > MAX_CELLS:
+            raise InvalidInputError(f"board {rows}x{cols} too large (limit {MAX_CELLS} cells)")
+        try:
+            self.first_click = FirstClick(first_click)
+        except ValueError:
+            raise InvalidInputError(
+                f"unknown first-click rule {first_click!r}; choose from "
+                + ", ".join(f.value for f in FirstClick)
+            ) from None
+        reserved = {FirstClick.SAFE: 1, FirstClick.OPENING: min(rows, 3) * min(cols, 3),
+                    FirstClick.ANY: 0}[self.first_click]
+        if not 0 <= mines <= rows * cols - reserved:
+            raise InvalidInputError(
+                f"{mines} mines do not fit a {rows}x{cols} board with first click "
+                f"'{self.first_click}' (at most {rows * cols - reserved})"
+            )
+        self.rows, self.cols, self.mines = rows, cols, mines
+        self.rng = np.random.default_rng(seed)
+        self.view = np.full((rows, cols), COVERED, dtype=np.int8)
+        self.state = GameState.PLAYING
+        self.moves: list[tuple[str, int, int]] = []
+        self.revealed = 0
+        self.exploded: tuple[int, int] | None = None
+        self.mine: np.ndarray | None = None
+        self._numbers: np.ndarray | None = None
+        self._zero_labels: np.ndarray | None = None
+        self._zero_slices: list | None = None
+        if layout is not None:
+            self._set_layout(np.asarray(layout, dtype=bool))
+
+    @classmethod
+    def from_preset(cls, name: str, **kwargs: Any) -> Game:
+        """A game of a named preset (``beginner``, ``intermediate``, ``expert``)."""
+        spec = BoardSpec.from_preset(name)
+        return cls(spec.rows, spec.cols, spec.mines, **kwargs)
+
+    @property
+    def safe_cells(self) -> int:
+        return self.rows * self.cols - self.mines
+
+    @property
+    def over(self) -> bool:
+        return self.state != GameState.PLAYING
+
+    def board(self) -> Board:
+        """The position as the player sees it (a copy)."""
+        return Board(self.view.copy(), self.mines)
+
+    def _set_layout(self, mine: np.ndarray) -> None:
+        if mine.shape != (self.rows, self.cols) or int(mine.sum()) != self.mines:
+            raise InvalidInputError("layout does not match the board size and mine count")
+        self.mine = mine
+        numbers = neighbour_sum(mine).astype(np.int8)
+        numbers[mine] = -1
+        self._numbers = numbers
+
+    def _place_mines(self, r: int, c: int) -> None:
+        allowed = np.ones((self.rows, self.cols), dtype=bool)
+        if self.first_click == FirstClick.SAFE:
+            allowed[r, c] = False
+        elif self.first_click == FirstClick.OPENING:
+            allowed[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
+        candidates = np.flatnonzero(allowed)
+        chosen = self.rng.choice(candidates, size=self.mines, replace=False)
+        mine = np.zeros(self.rows * self.cols, dtype=bool)
+        mine[chosen] = True
+        self._set_layout(mine.reshape(self.rows, self.cols))
+
+    def _check_cell(self, r: int, c: int) -> None:
+        if not (0 <= r < self.rows and 0 <= c < self.cols):
+            raise InvalidInputError(f"cell ({r}, {c}) is off the {self.rows}x{self.cols} board")
+        if self.over:
+            raise InvalidInputError(f"the game is over ({self.state})")
+
+    def reveal(self, r: int, c: int) -> int:
+        """Uncovers a cell; a zero opens its whole zero region (iteratively).
+
+        Returns:
+            The number of cells newly uncovered, or -1 if the cell held a mine.
+        """
+        self._check_cell(r, c)
+        if self.view[r, c] != COVERED:
+            return 0
+        if self.mine is None:
+            self._place_mines(r, c)
+        self.moves.append(("reveal", r, c))
+        numbers = self._numbers
+        if self.mine[r, c]:
+            self.state = GameState.LOST
+            self.exploded = (r, c)
+            return -1
+        if numbers[r, c] != 0:
+            self.view[r, c] = numbers[r, c]
+            opened = 1
+        else:
+            opened = self._open_zero_region(r, c)
+        self.revealed += opened
+        if self.revealed == self.safe_cells:
+            self.state = GameState.WON
+        return opened
+
+    def _open_zero_region(self, r: int, c: int) -> int:
+        # Label zero regions once per layout (scipy, no recursion), then open a region and its
+        # border by dilating it inside its bounding box.
+        from scipy import ndimage
+
+        if self._zero_labels is None:
+            self._zero_labels, _ = ndimage.label(self._numbers == 0, structure=np.ones((3, 3)))
+            self._zero_slices = ndimage.find_objects(self._zero_labels)
+        label = self._zero_labels[r, c]
+        rs, cs = self._zero_slices[label - 1]
+        r0, r1 = max(rs.start - 1, 0), min(rs.stop + 1, self.rows)
+        c0, c1 = max(cs.start - 1, 0), min(cs.stop + 1, self.cols)
+        region = self._zero_labels[r0:r1, c0:c1] == label
+        opened = ndimage.binary_dilation(region, structure=np.ones((3, 3), dtype=bool))
+        view = self.view[r0:r1, c0:c1]
+        new = opened & (view == COVERED)
+        view[new] = self._numbers[r0:r1, c0:c1][new]
+        return int(new.sum())
+
+    def flag(self, r: int, c: int) -> None:
+        """Toggles a flag on a covered cell (flags are the player's marks, never checked)."""
+        self._check_cell(r, c)
+        if self.view[r, c] == COVERED:
+            self.view[r, c] = FLAG
+        elif self.view[r, c] == FLAG:
+            self.view[r, c] = COVERED
+        else:
+            return
+        self.moves.append(("flag", r, c))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything needed to replay the game exactly: layout and moves."""
+        return {
+            "rows": self.rows,
+            "cols": self.cols,
+            "mines": self.mines,
+            "first_click": str(self.first_click),
+            "layout": [] if self.mine is None else np.flatnonzero(self.mine).tolist(),
+            "moves": [list(m) for m in self.moves],
+            "state": str(self.state),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def replay(cls, record: dict[str, Any] | str) -> Game:
+        """Rebuilds a game from :meth:`to_dict` output by replaying its moves."""
+        if isinstance(record, str):
+            record = json.loads(record)
+        rows, cols = record["rows"], record["cols"]
+        layout = None
+        if record["layout"] or record["mines"] == 0:
+            layout = np.zeros(rows * cols, dtype=bool)
+            layout[record["layout"]] = True
+            layout = layout.reshape(rows, cols)
+        game = cls(rows, cols, record["mines"], first_click=record["first_click"], layout=layout)
+        for kind, r, c in record["moves"]:
+            (game.reveal if kind == "reveal" else game.flag)(r, c)
+        return game
