@@ -37,15 +37,21 @@ def brute_force(board: Board) -> dict[tuple[int, int], Fraction]:
     for r in range(rows):
         for c in range(cols):
             if grid[r][c] >= 0:
-                nbrs = [(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-                        if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols]
+                nbrs = [
+                    (r + dr, c + dc)
+                    for dr in (-1, 0, 1)
+                    for dc in (-1, 0, 1)
+                    if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+                ]
                 numbers.append((grid[r][c], nbrs))
     hits = dict.fromkeys(covered, 0)
     total = 0
     for chosen in combinations(covered, left):
         mines = set(chosen)
-        if all(sum(1 for cell in nbrs if cell in mines or grid[cell[0]][cell[1]] == FLAG) == v
-               for v, nbrs in numbers):
+        if all(
+            sum(1 for cell in nbrs if cell in mines or grid[cell[0]][cell[1]] == FLAG) == v
+            for v, nbrs in numbers
+        ):
             total += 1
             for cell in chosen:
                 hits[cell] += 1

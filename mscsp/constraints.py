@@ -63,19 +63,34 @@ class ComponentCount:
 class System:
     """The whole board as a group-level constraint system, before reductions.
 
+    One constraint per revealed number next to covered cells: ``matrix[c] @ x == targets[c]``
+    where ``x[g]`` is the number of mines in group ``g``.
+
     Attributes:
         sizes: Cells per frontier group.
-        cells: Board cells of each group.
-        constraints: ``(group indices, mines)`` per revealed number next to covered cells.
+        cells: Board cells of each group, row-major.
+        matrix: 0/1 array (constraints x groups): which groups each number touches.
+        targets: Mines each number still needs (flags subtracted).
+        numbers: ``(row, col)`` of each constraint's number.
         unconstrained: Mask of covered cells next to no revealed number.
         remaining: Mines not yet flagged.
     """
 
-    sizes: list[int]
+    sizes: np.ndarray
     cells: list[tuple[Cell, ...]]
-    constraints: list[tuple[tuple[int, ...], int]]
+    matrix: np.ndarray
+    targets: np.ndarray
+    numbers: np.ndarray
     unconstrained: np.ndarray
     remaining: int
+
+    @property
+    def constraints(self) -> list[tuple[tuple[int, ...], int]]:
+        """``(group indices, mines)`` per constraint."""
+        return [
+            (tuple(np.flatnonzero(row).tolist()), int(t))
+            for row, t in zip(self.matrix, self.targets, strict=True)
+        ]
 
     @property
     def frontier(self) -> list[Cell]:
@@ -87,7 +102,32 @@ class System:
         return int(np.count_nonzero(self.unconstrained))
 
 
-_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+# The 8 neighbour directions in row-major order, so the first one present in a mask is the
+# top-most, left-most neighbour.
+_DIRS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def _signature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per 8-bit mask of neighbouring numbers: the anchor direction and the set's shape.
+
+    A cell's group is the set of numbers around it. That set is named exactly by its anchor
+    (its first number in row-major order) and the 15-bit pattern of the others relative to
+    the anchor in the 3x5 window they must lie in.
+    """
+    anchor_dr = np.zeros(256, dtype=np.int64)
+    anchor_dc = np.zeros(256, dtype=np.int64)
+    shape = np.zeros(256, dtype=np.int64)
+    for mask in range(1, 256):
+        present = [d for d in range(8) if mask >> d & 1]
+        dr0, dc0 = _DIRS[present[0]]
+        anchor_dr[mask], anchor_dc[mask] = dr0, dc0
+        for d in present:
+            dr, dc = _DIRS[d]
+            shape[mask] |= 1 << ((dr - dr0) * 5 + (dc - dc0 + 2))
+    return anchor_dr, anchor_dc, shape
+
+
+_ANCHOR_DR, _ANCHOR_DC, _SHAPE = _signature_tables()
 
 
 def build_system(board: Board) -> System:
@@ -101,8 +141,10 @@ def build_system(board: Board) -> System:
     rows, cols = cells.shape
     covered = cells == COVERED
     flags = cells == FLAG
-    covered_nb = neighbour_sum(covered)
-    need = cells.astype(np.int16) - neighbour_sum(flags)
+    # One neighbour sum gives both counts: covered cells in the low byte, flags above it.
+    both = neighbour_sum(covered.view(np.int8) + (flags.view(np.int8) << 4))
+    covered_nb = both & 15
+    need = cells - (both >> 4)
     numbers = cells >= 0
     bad = numbers & ((need < 0) | (need > covered_nb))
     if bad.any():
@@ -116,37 +158,49 @@ def build_system(board: Board) -> System:
     if remaining < 0:
         raise InconsistentBoardError(f"{int(flags.sum())} flags but only {board.mines} mines")
 
-    active = np.argwhere(numbers & (covered_nb > 0)).tolist()
-    touching: dict[Cell, list[int]] = {}
-    targets: list[int] = []
-    for ci, (r, c) in enumerate(active):
-        targets.append(int(need[r, c]))
-        for dr, dc in _OFFSETS:
-            rr, cc = r + dr, c + dc
-            if 0 <= rr < rows and 0 <= cc < cols and covered[rr, cc]:
-                touching.setdefault((rr, cc), []).append(ci)
+    # Work on a padded board so every neighbour index is valid.
+    width = cols + 2
+    active = np.zeros((rows + 2, width), dtype=bool)
+    active[1:-1, 1:-1] = numbers & (covered_nb > 0)
+    pad_covered = np.zeros((rows + 2, width), dtype=bool)
+    pad_covered[1:-1, 1:-1] = covered
+    offsets = np.array([dr * width + dc for dr, dc in _DIRS])
+    numbers_at = np.flatnonzero(active)
+    around = numbers_at[:, None] + offsets
+    number_idx, direction = np.nonzero(pad_covered.ravel()[around])
+    pair_cell = around[number_idx, direction]
 
-    group_of: dict[tuple[int, ...], int] = {}
-    group_cells: list[list[Cell]] = []
-    members: list[list[int]] = [[] for _ in targets]
-    for cell, cons in touching.items():
-        key = tuple(cons)
-        g = group_of.get(key)
-        if g is None:
-            g = group_of[key] = len(group_cells)
-            group_cells.append([])
-            for ci in cons:
-                members[ci].append(g)
-        group_cells[g].append(cell)
+    # Mask of neighbouring numbers per frontier cell (a number in direction d from the cell
+    # sees the cell from direction 7 - d), then an exact group signature from it.
+    frontier, cell_of_pair = np.unique(pair_cell, return_inverse=True)
+    mask = np.zeros(len(frontier), dtype=np.int64)
+    np.bitwise_or.at(mask, cell_of_pair, 1 << (7 - direction))
+    anchor = frontier + _ANCHOR_DR[mask] * width + _ANCHOR_DC[mask]
+    signature = anchor * 32768 + _SHAPE[mask]
+    _, group_of_cell = np.unique(signature, return_inverse=True)
+    n_groups = int(group_of_cell.max()) + 1 if len(frontier) else 0
 
-    frontier = np.zeros_like(covered)
-    if touching:
-        idx = np.array(list(touching))
-        frontier[idx[:, 0], idx[:, 1]] = True
+    order = np.argsort(group_of_cell, kind="stable")
+    bounds = np.cumsum(np.bincount(group_of_cell, minlength=n_groups))[:-1]
+    fr = (frontier // width - 1).tolist()
+    fc = (frontier % width - 1).tolist()
+    group_cells = (
+        [tuple((fr[i], fc[i]) for i in part.tolist()) for part in np.split(order, bounds)]
+        if n_groups
+        else []
+    )
+
+    matrix = np.zeros((len(numbers_at), n_groups), dtype=np.int64)
+    matrix[number_idx, group_of_cell[cell_of_pair]] = 1
+    ar, ac = np.nonzero(active[1:-1, 1:-1])
+    unconstrained = covered.copy()
+    unconstrained[fr, fc] = False
     return System(
-        sizes=[len(g) for g in group_cells],
-        cells=[tuple(g) for g in group_cells],
-        constraints=[(tuple(m), t) for m, t in zip(members, targets, strict=True)],
-        unconstrained=covered & ~frontier,
+        sizes=np.bincount(group_of_cell, minlength=n_groups),
+        cells=group_cells,
+        matrix=matrix,
+        targets=need[ar, ac].astype(np.int64),
+        numbers=np.stack([ar, ac], axis=1),
+        unconstrained=unconstrained,
         remaining=remaining,
     )

@@ -51,8 +51,9 @@ class BoardSpec:
         return cls(*PRESETS[name])
 
 
-def first_move(policy: str | tuple[int, int], rows: int, cols: int,
-               rng: np.random.Generator | None = None) -> tuple[int, int]:
+def first_move(
+    policy: str | tuple[int, int], rows: int, cols: int, rng: np.random.Generator | None = None
+) -> tuple[int, int]:
     """The cell a first-move policy clicks.
 
     Args:
@@ -101,9 +102,16 @@ class Game:
         layout: Optional fixed mine mask (rows x cols, bool); then no placement happens.
     """
 
-    def __init__(self, rows: int, cols: int, mines: int, *, seed: Any = None,
-                 first_click: FirstClick | str = FirstClick.SAFE,
-                 layout: np.ndarray | None = None):
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        mines: int,
+        *,
+        seed: Any = None,
+        first_click: FirstClick | str = FirstClick.SAFE,
+        layout: np.ndarray | None = None,
+    ):
         if rows < 1 or cols < 1:
             raise InvalidInputError(f"board must be at least 1x1, got {rows}x{cols}")
         if rows * cols > MAX_CELLS:
@@ -115,8 +123,11 @@ class Game:
                 f"unknown first-click rule {first_click!r}; choose from "
                 + ", ".join(f.value for f in FirstClick)
             ) from None
-        reserved = {FirstClick.SAFE: 1, FirstClick.OPENING: min(rows, 3) * min(cols, 3),
-                    FirstClick.ANY: 0}[self.first_click]
+        reserved = {
+            FirstClick.SAFE: 1,
+            FirstClick.OPENING: min(rows, 3) * min(cols, 3),
+            FirstClick.ANY: 0,
+        }[self.first_click]
         if not 0 <= mines <= rows * cols - reserved:
             raise InvalidInputError(
                 f"{mines} mines do not fit a {rows}x{cols} board with first click "

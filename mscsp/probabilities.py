@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
+from math import comb
 
 import numpy as np
 
@@ -25,15 +26,16 @@ def convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
     return out
 
 
-def binomial_row(n: int) -> list[int]:
-    """``[C(n, 0), ..., C(n, n)]``."""
-    row = [1] * (n + 1)
-    for j in range(1, n + 1):
+@lru_cache(maxsize=1024)
+def binomial_row(n: int, upto: int) -> tuple[int, ...]:
+    """``(C(n, 0), ..., C(n, upto))`` (zeros past ``n``), cached across positions."""
+    row = [1] + [0] * max(upto, 0)
+    for j in range(1, min(n, upto) + 1):
         row[j] = row[j - 1] * (n - j + 1) // j
-    return row
+    return tuple(row)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CellOdds:
     """Cells sharing one exact mine probability ``num / den``."""
 
@@ -114,18 +116,17 @@ class Solution:
         """
         if not self.odds:
             return None
-        lowest = min(self.odds, key=lambda odd: Fraction(odd.num, odd.den))
-        bound = Fraction(lowest.num, lowest.den)
+        lowest = min(self.odds, key=lambda odd: odd.num / odd.den)
         nbrs = neighbour_counts(*self.board.shape)
         best = None
         for odd in self.odds:
-            if Fraction(odd.num, odd.den) != bound:
+            if odd.num * lowest.den != lowest.num * odd.den:  # exact comparison
                 continue
             cells = odd.cells
             if isinstance(cells, np.ndarray):
                 idx = np.argwhere(cells)
-                order = np.lexsort((idx[:, 1], idx[:, 0], nbrs[cells]))
-                cells = [tuple(int(v) for v in idx[order[0]])]
+                first = np.lexsort((idx[:, 1], idx[:, 0], nbrs[cells]))[0]
+                cells = [(int(idx[first, 0]), int(idx[first, 1]))]
             for r, c in cells:
                 key = (int(nbrs[r, c]), r, c)
                 if best is None or key < best:
@@ -133,8 +134,9 @@ class Solution:
         return best[1], best[2]
 
 
-def combine(board: Board, system: System, reduction: Reduction,
-            counts: list[ComponentCount]) -> Solution:
+def combine(
+    board: Board, system: System, reduction: Reduction, counts: list[ComponentCount]
+) -> Solution:
     """Weights component counts by ``C(unconstrained cells, mines left)`` into probabilities.
 
     Raises:
@@ -143,17 +145,24 @@ def combine(board: Board, system: System, reduction: Reduction,
     odds: list[CellOdds] = []
     fixed_mines = 0
     fixed_weight = 1
+    certain: tuple[list, list] = ([], [])  # safe cells, mine cells
     for g, x in reduction.fixed:
-        size = system.sizes[g]
-        odds.append(CellOdds(system.cells[g], x, size))
+        size = int(system.sizes[g])
+        if x in (0, size):
+            certain[x > 0].extend(system.cells[g])
+        else:
+            odds.append(CellOdds(system.cells[g], x, size))
+            fixed_weight *= comb(size, x)
         fixed_mines += x
-        fixed_weight *= binomial_row(size)[x]
+    for value, cells in enumerate(certain):
+        if cells:
+            odds.append(CellOdds(tuple(cells), value, 1))
     left = system.remaining - fixed_mines
     n_free = system.n_unconstrained
-    free_row = binomial_row(n_free)
+    free_row = binomial_row(n_free, left)
 
     def free_ways(mines: int) -> int:
-        return free_row[mines] if 0 <= mines <= n_free else 0
+        return free_row[mines] if mines >= 0 else 0
 
     polys = [list(c.counts) for c in counts]
     prefix = [[1]]
@@ -180,9 +189,12 @@ def combine(board: Board, system: System, reduction: Reduction,
             num = sum(c * w for c, w in zip(cell_count, ways, strict=False) if c)
             odds.append(CellOdds(cells, num, weight))
     if n_free:
-        row = binomial_row(n_free - 1)
-        num = sum(w * row[left - k - 1] for k, w in enumerate(everything)
-                  if 0 <= left - k - 1 <= n_free - 1)
+        row = binomial_row(n_free - 1, left - 1)
+        num = sum(w * row[left - k - 1] for k, w in enumerate(everything) if left - k - 1 >= 0)
         odds.append(CellOdds(system.unconstrained, num, weight))
-    return Solution(board=board, odds=odds, components=list(zip(reduction.components, counts)),
-                    weight=weight * fixed_weight)
+    return Solution(
+        board=board,
+        odds=odds,
+        components=list(zip(reduction.components, counts)),
+        weight=weight * fixed_weight,
+    )

@@ -7,19 +7,20 @@
 * The subset rule: if constraint A's groups are a subset of B's, then B minus A holds
   ``t_B - t_A`` mines (``a+b=1, a+b+c=2 => c=1``). Derived constraints feed propagation only;
   they are implied, so counting uses the original ones.
+
+Both run as numpy rounds over the (constraint, group) membership pairs (Jacobi style: each
+round applies every constraint once; the fixpoint is the same as one constraint at a time).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import networkx as nx
+import numpy as np
 
 from .constraints import Component, System
 from .errors import InconsistentBoardError
-
-Constraint = tuple[tuple[int, ...], int]
 
 
 @dataclass(frozen=True)
@@ -35,85 +36,141 @@ class Reduction:
     components: list[Component]
 
 
-def subset_constraints(constraints: list[Constraint]) -> list[Constraint]:
-    """Constraints derived by the subset rule from every pair sharing a group."""
-    by_group: dict[int, list[int]] = {}
-    for ci, (groups, _) in enumerate(constraints):
-        for g in groups:
-            by_group.setdefault(g, []).append(ci)
-    sets = [frozenset(groups) for groups, _ in constraints]
-    seen = set(sets)
-    derived = []
-    for a, (groups_a, t_a) in enumerate(constraints):
-        partners = {b for g in groups_a for b in by_group[g] if b != a}
-        for b in partners:
-            if sets[a] < sets[b]:
-                rest = sets[b] - sets[a]
-                if rest not in seen:
-                    seen.add(rest)
-                    derived.append((tuple(sorted(rest)), constraints[b][1] - t_a))
-    return derived
+_NEAR = [(dr, dc) for dr in range(-2, 3) for dc in range(-2, 3) if dr or dc]
 
 
-def propagate(sizes: list[int], constraints: list[Constraint], lo: list[int], hi: list[int]) -> None:
-    """Tightens the bounds ``lo[g] <= x_g <= hi[g]`` to a fixpoint (DSS), in place.
+def subset_rule(
+    matrix: np.ndarray, targets: np.ndarray, numbers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Constraints derived from every pair A, B where A's groups are a strict subset of B's.
+
+    Only numbers at most two cells apart share cells, so just those pairs are tested.
+
+    Args:
+        matrix: 0/1 array (constraints x groups).
+        targets: Mines each constraint needs.
+        numbers: ``(row, col)`` of each constraint's number on the board.
+
+    Returns:
+        ``(pair_c, pair_g, targets)`` of the derived constraints ``B - A``, numbered from 0.
+    """
+    m = len(targets)
+    empty = np.zeros(0, dtype=np.int64)
+    if m < 2:
+        return empty, empty, empty
+    rows, cols = numbers[:, 0] + 2, numbers[:, 1] + 2
+    width = int(cols.max()) + 3
+    at = np.full((int(rows.max()) + 3) * width, -1, dtype=np.int64)
+    at[rows * width + cols] = np.arange(m)
+    near = at[(rows * width + cols)[:, None] + np.array([dr * width + dc for dr, dc in _NEAR])]
+    a, k = np.nonzero(near >= 0)
+    b = near[a, k]
+    sizes = matrix.sum(axis=1)
+    a, b = a[sizes[a] < sizes[b]], b[sizes[a] < sizes[b]]
+    # A is inside B when no group of A is missing from B.
+    inside = ~((matrix[a] > matrix[b]).any(axis=1))
+    a, b = a[inside], b[inside]
+    new_c, new_g = np.nonzero(matrix[b] - matrix[a])
+    return new_c, new_g, targets[b] - targets[a]
+
+
+def propagate(
+    sizes: np.ndarray,
+    pair_c: np.ndarray,
+    pair_g: np.ndarray,
+    targets: np.ndarray,
+    lo: np.ndarray | None = None,
+    hi: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds ``lo <= x <= hi`` on each group's mines, tightened to a fixpoint (DSS).
+
+    Args:
+        sizes: Cells per group.
+        pair_c: Constraint of each (constraint, group) membership pair.
+        pair_g: Group of each pair.
+        targets: Mines each constraint needs.
+        lo: Known lower bounds to start from (default 0).
+        hi: Known upper bounds to start from (default the group sizes).
 
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
     """
-    cons_of: list[list[int]] = [[] for _ in sizes]
-    for ci, (groups, _) in enumerate(constraints):
-        for g in groups:
-            cons_of[g].append(ci)
-    queue = deque(range(len(constraints)))
-    queued = [True] * len(constraints)
-    while queue:
-        ci = queue.popleft()
-        queued[ci] = False
-        groups, t = constraints[ci]
-        s_lo = sum(lo[g] for g in groups)
-        s_hi = sum(hi[g] for g in groups)
-        if not s_lo <= t <= s_hi:
+    lo = np.zeros(len(sizes)) if lo is None else lo.astype(float)
+    hi = np.asarray(sizes, dtype=float) if hi is None else hi.astype(float)
+    if not len(pair_c):
+        return lo.astype(np.int64), hi.astype(np.int64)
+    order = np.argsort(pair_g, kind="stable")
+    pair_c, pair_g = pair_c[order], pair_g[order]
+    starts = np.flatnonzero(np.r_[True, pair_g[1:] != pair_g[:-1]])
+    touched = pair_g[starts]
+    m = len(targets)
+    while True:
+        # Counts are small integers, exact in float64 (bincount's weights are floats).
+        s_lo = np.bincount(pair_c, weights=lo[pair_g], minlength=m)
+        s_hi = np.bincount(pair_c, weights=hi[pair_g], minlength=m)
+        if (targets < s_lo).any() or (targets > s_hi).any() or (lo > hi).any():
             raise InconsistentBoardError("the revealed numbers contradict each other")
-        if s_lo == s_hi:
-            continue
-        for g in groups:
-            # Bounds from the sums taken above stay valid while they go stale; requeueing
-            # the touched constraints reaches the fixpoint.
-            new_lo = max(lo[g], t - (s_hi - hi[g]))
-            new_hi = min(hi[g], t - (s_lo - lo[g]))
-            if new_lo != lo[g] or new_hi != hi[g]:
-                lo[g], hi[g] = new_lo, new_hi
-                for cj in cons_of[g]:
-                    if not queued[cj]:
-                        queued[cj] = True
-                        queue.append(cj)
+        new_lo = lo.copy()
+        new_hi = hi.copy()
+        new_lo[touched] = np.maximum(
+            lo[touched], np.maximum.reduceat((targets - s_hi)[pair_c] + hi[pair_g], starts)
+        )
+        new_hi[touched] = np.minimum(
+            hi[touched], np.minimum.reduceat((targets - s_lo)[pair_c] + lo[pair_g], starts)
+        )
+        if np.array_equal(new_lo, lo) and np.array_equal(new_hi, hi):
+            return lo.astype(np.int64), hi.astype(np.int64)
+        lo, hi = new_lo, new_hi
 
 
 def reduce_system(system: System) -> Reduction:
     """Propagates the system and splits the free groups into independent components."""
-    sizes = system.sizes
-    lo = [0] * len(sizes)
-    hi = list(sizes)
-    constraints = system.constraints
-    propagate(sizes, constraints + subset_constraints(constraints), lo, hi)
+    matrix, targets = system.matrix, system.targets
+    pair_c, pair_g = np.nonzero(matrix)
+    lo, hi = propagate(system.sizes, pair_c, pair_g, targets)
+    # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
+    # expose new subsets.
+    is_fixed = lo == hi
+    open_rows = np.flatnonzero(matrix[:, ~is_fixed].any(axis=1))
+    residual_matrix = matrix[open_rows] * ~is_fixed
+    new_c, new_g, new_targets = subset_rule(
+        residual_matrix,
+        targets[open_rows] - matrix[open_rows][:, is_fixed] @ lo[is_fixed],
+        system.numbers[open_rows],
+    )
+    if len(new_c):
+        lo, hi = propagate(
+            system.sizes,
+            np.concatenate([pair_c, new_c + len(targets)]),
+            np.concatenate([pair_g, new_g]),
+            np.concatenate([targets, new_targets]),
+            lo,
+            hi,
+        )
+    is_fixed = lo == hi
+    fixed = [(g, int(lo[g])) for g in np.flatnonzero(is_fixed).tolist()]
+    free = np.flatnonzero(~is_fixed)
+    rest = (targets - matrix[:, is_fixed] @ lo[is_fixed]).tolist()
 
-    fixed = [(g, lo[g]) for g in range(len(sizes)) if lo[g] == hi[g]]
+    rows, cols = np.nonzero(matrix[:, free])
+    members: dict[int, list[int]] = {}
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        members.setdefault(r, []).append(c)
     residual: dict[tuple[int, ...], int] = {}
-    for groups, t in constraints:
-        free = tuple(g for g in groups if lo[g] != hi[g])
-        if free:
-            rest = t - sum(lo[g] for g in groups if lo[g] == hi[g])
-            if residual.setdefault(free, rest) != rest:
-                raise InconsistentBoardError("two numbers demand different mines of the same cells")
+    for r, groups in members.items():
+        key = tuple(groups)
+        if residual.setdefault(key, rest[r]) != rest[r]:
+            raise InconsistentBoardError("two numbers demand different mines of the same cells")
 
     graph = nx.Graph()
-    graph.add_nodes_from(g for g in range(len(sizes)) if lo[g] != hi[g])
+    graph.add_nodes_from(range(len(free)))
     for groups in residual:
         nx.add_path(graph, groups)
+    sizes = system.sizes[free].tolist()
+    cells = [system.cells[g] for g in free.tolist()]
     components = []
     for nodes in nx.connected_components(graph):
-        order = sorted(nodes, key=lambda g: system.cells[g][0])
+        order = sorted(nodes, key=lambda g: cells[g][0])
         local = {g: i for i, g in enumerate(order)}
         cons = tuple(
             (tuple(local[g] for g in groups), t)
@@ -124,7 +181,7 @@ def reduce_system(system: System) -> Reduction:
             Component(
                 sizes=tuple(sizes[g] for g in order),
                 constraints=cons,
-                cells=tuple(system.cells[g] for g in order),
+                cells=tuple(cells[g] for g in order),
             )
         )
     components.sort(key=lambda comp: comp.cells[0][0])

@@ -28,8 +28,9 @@ class Backend(ABC):
     exact: ClassVar[bool] = True
     description: ClassVar[str] = ""
 
-    def __init__(self, time_limit: float | None = None, max_solutions: int | None = None,
-                 **options: Any):
+    def __init__(
+        self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
+    ):
         if not self.supported():
             raise BackendUnavailableError(
                 f"backend {self.name!r} needs its optional packages: pip install 'mscsp[{self.extra}]'"

@@ -42,8 +42,9 @@ def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
 
 def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     data = value.to_bytes(length * nbytes, "little")
-    return tuple(int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little")
-                 for i in range(length))
+    return tuple(
+        int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little") for i in range(length)
+    )
 
 
 def count_component(component: Component, backend: Backend | None = None) -> ComponentCount:

@@ -29,7 +29,9 @@ def backend_option(default: str = DEFAULT_BACKEND, help_extra: str = "") -> Call
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 mines_option = click.option(
-    "--mines", type=click.IntRange(min=0), default=None,
+    "--mines",
+    type=click.IntRange(min=0),
+    default=None,
     help="Total mine count, if the board text has no header.",
 )
 seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")

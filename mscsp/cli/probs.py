@@ -30,11 +30,16 @@ def read_board_text(path: str | None) -> bytes:
 @mines_option
 @backend_option()
 @json_option
-@click.option("--exact", "show_exact", is_flag=True,
-              help="Also give exact fractions (JSON key 'exact', or a list in text mode).")
+@click.option(
+    "--exact",
+    "show_exact",
+    is_flag=True,
+    help="Also give exact fractions (JSON key 'exact', or a list in text mode).",
+)
 @reports_errors
-def probs(file: str | None, mines: int | None, backend: str, as_json: bool,
-          show_exact: bool) -> None:
+def probs(
+    file: str | None, mines: int | None, backend: str, as_json: bool, show_exact: bool
+) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
     Without FILE, solves a built-in expert position. Cells are (row, col) from 0.
@@ -68,8 +73,10 @@ def probs(file: str | None, mines: int | None, backend: str, as_json: bool,
     click.echo(f"certain mines ({len(solution.mines)}): " + _cells(solution.mines))
     if solution.best_move is not None:
         r, c = solution.best_move
-        click.echo(f"suggested move: ({r}, {c}), mine probability "
-                   f"{solution.exact[(r, c)]} = {solution.probabilities[r, c]:.4f}")
+        click.echo(
+            f"suggested move: ({r}, {c}), mine probability "
+            f"{solution.exact[(r, c)]} = {solution.probabilities[r, c]:.4f}"
+        )
     if show_exact:
         for (r, c), f in sorted(solution.exact.items()):
             click.echo(f"({r}, {c}) {f}")
