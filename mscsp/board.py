@@ -153,7 +153,8 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
         row_lines.append(lineno)
         if len(rows[-1]) != len(rows[0]):
             raise BoardParseError(
-                f"ragged rows: this row has {len(rows[-1])} cells, the first row has {len(rows[0])}",
+                f"ragged rows: this row has {len(rows[-1])} cells, "
+                f"the first row has {len(rows[0])}",
                 lineno,
             )
         if len(rows) * len(rows[0]) > MAX_CELLS or len(rows) > MAX_SIDE:

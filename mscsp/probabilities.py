@@ -195,6 +195,6 @@ def combine(
     return Solution(
         board=board,
         odds=odds,
-        components=list(zip(reduction.components, counts)),
+        components=list(zip(reduction.components, counts, strict=True)),
         weight=weight * fixed_weight,
     )

@@ -33,7 +33,8 @@ class Backend(ABC):
     ):
         if not self.supported():
             raise BackendUnavailableError(
-                f"backend {self.name!r} needs its optional packages: pip install 'mscsp[{self.extra}]'"
+                f"backend {self.name!r} needs its optional packages: "
+                f"pip install 'mscsp[{self.extra}]'"
             )
         self.time_limit = time_limit
         self.max_solutions = max_solutions
