@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from ..board import parse_board
+from ..errors import InvalidInputError
 from ..render import probability_map
 from ..solver import solve
 from .options import backend_option, json_option, mines_option, reports_errors
@@ -48,7 +49,7 @@ def probs(
     try:
         text = read_board_text(file)
     except OSError as exc:
-        raise click.FileError(file or "", hint=exc.strerror) from None
+        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
     solution = solve(board, backend=backend)
     if as_json:

@@ -1,0 +1,46 @@
+"""Shared test helpers: random positions taken from real games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mscsp
+from mscsp.board import FLAG
+
+
+def random_game_position(seed: int, max_side: int = 7) -> tuple[mscsp.Board, np.ndarray] | None:
+    """A position from a small real game: random size, density, stage, and flags on mines.
+
+    Returns ``None`` when the game ended before the chosen stage.
+    """
+    rng = np.random.default_rng(seed)
+    rows, cols = (int(v) for v in rng.integers(2, max_side + 1, size=2))
+    mines = int(rng.integers(1, max(2, rows * cols // 3)))
+    game = mscsp.Game(rows, cols, mines, seed=seed, first_click=rng.choice(["safe", "any"]))
+    game.reveal(int(rng.integers(rows)), int(rng.integers(cols)))
+    for _ in range(int(rng.integers(0, 6))):
+        if game.over:
+            return None
+        safe = np.argwhere((game.view == mscsp.COVERED) & ~game.mine)
+        r, c = safe[rng.integers(len(safe))]
+        game.reveal(int(r), int(c))
+    if game.over:
+        return None
+    cells = game.view.copy()
+    flagged = game.mine & (rng.random(cells.shape) < 0.3) & (cells == mscsp.COVERED)
+    cells[flagged] = FLAG
+    return mscsp.Board(cells, mines), game.mine
+
+
+@pytest.fixture(scope="session")
+def positions() -> list[tuple[mscsp.Board, np.ndarray]]:
+    """Two hundred small real-game positions, with and without flags."""
+    found = []
+    seed = 0
+    while len(found) < 200:
+        item = random_game_position(seed)
+        if item is not None:
+            found.append(item)
+        seed += 1
+    return found
