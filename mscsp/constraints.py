@@ -180,15 +180,11 @@ def build_system(board: Board) -> System:
     _, group_of_cell = np.unique(signature, return_inverse=True)
     n_groups = int(group_of_cell.max()) + 1 if len(frontier) else 0
 
-    order = np.argsort(group_of_cell, kind="stable")
-    bounds = np.cumsum(np.bincount(group_of_cell, minlength=n_groups))[:-1]
     fr = (frontier // width - 1).tolist()
     fc = (frontier % width - 1).tolist()
-    group_cells = (
-        [tuple((fr[i], fc[i]) for i in part.tolist()) for part in np.split(order, bounds)]
-        if n_groups
-        else []
-    )
+    group_cells: list[list[Cell]] = [[] for _ in range(n_groups)]
+    for i, g in enumerate(group_of_cell.tolist()):  # frontier is sorted: cells stay row-major
+        group_cells[g].append((fr[i], fc[i]))
 
     matrix = np.zeros((len(numbers_at), n_groups), dtype=np.int64)
     matrix[number_idx, group_of_cell[cell_of_pair]] = 1
@@ -197,7 +193,7 @@ def build_system(board: Board) -> System:
     unconstrained[fr, fc] = False
     return System(
         sizes=np.bincount(group_of_cell, minlength=n_groups),
-        cells=group_cells,
+        cells=[tuple(g) for g in group_cells],
         matrix=matrix,
         targets=need[ar, ac].astype(np.int64),
         numbers=np.stack([ar, ac], axis=1),

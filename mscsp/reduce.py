@@ -104,23 +104,24 @@ def propagate(
     starts = np.flatnonzero(np.r_[True, pair_g[1:] != pair_g[:-1]])
     touched = pair_g[starts]
     m = len(targets)
+    targets = targets.astype(float)
     while True:
+        lo_p, hi_p = lo[pair_g], hi[pair_g]
         # Counts are small integers, exact in float64 (bincount's weights are floats).
-        s_lo = np.bincount(pair_c, weights=lo[pair_g], minlength=m)
-        s_hi = np.bincount(pair_c, weights=hi[pair_g], minlength=m)
-        if (targets < s_lo).any() or (targets > s_hi).any() or (lo > hi).any():
+        s_lo = np.bincount(pair_c, weights=lo_p, minlength=m)
+        s_hi = np.bincount(pair_c, weights=hi_p, minlength=m)
+        if ((targets < s_lo) | (targets > s_hi)).any():
             raise InconsistentBoardError("the revealed numbers contradict each other")
-        new_lo = lo.copy()
-        new_hi = hi.copy()
-        new_lo[touched] = np.maximum(
-            lo[touched], np.maximum.reduceat((targets - s_hi)[pair_c] + hi[pair_g], starts)
-        )
-        new_hi[touched] = np.minimum(
-            hi[touched], np.minimum.reduceat((targets - s_lo)[pair_c] + lo[pair_g], starts)
-        )
-        if np.array_equal(new_lo, lo) and np.array_equal(new_hi, hi):
+        raise_lo = np.maximum.reduceat((targets - s_hi)[pair_c] + hi_p, starts)
+        cut_hi = np.minimum.reduceat((targets - s_lo)[pair_c] + lo_p, starts)
+        grow = raise_lo > lo[touched]
+        shrink = cut_hi < hi[touched]
+        if not (grow.any() or shrink.any()):
             return lo.astype(np.int64), hi.astype(np.int64)
-        lo, hi = new_lo, new_hi
+        lo[touched[grow]] = raise_lo[grow]
+        hi[touched[shrink]] = cut_hi[shrink]
+        if (lo > hi).any():
+            raise InconsistentBoardError("the revealed numbers contradict each other")
 
 
 def reduce_system(system: System) -> Reduction:
@@ -164,23 +165,22 @@ def reduce_system(system: System) -> Reduction:
 
     graph = nx.Graph()
     graph.add_nodes_from(range(len(free)))
-    for groups in residual:
-        nx.add_path(graph, groups)
+    graph.add_edges_from((groups[0], g) for groups in residual for g in groups[1:])
+    parts = list(nx.connected_components(graph))
+    part_of = {g: i for i, nodes in enumerate(parts) for g in nodes}
+    part_cons: list[list[tuple[tuple[int, ...], int]]] = [[] for _ in parts]
+    for groups, t in residual.items():
+        part_cons[part_of[groups[0]]].append((groups, t))
     sizes = system.sizes[free].tolist()
     cells = [system.cells[g] for g in free.tolist()]
     components = []
-    for nodes in nx.connected_components(graph):
+    for nodes, cons in zip(parts, part_cons, strict=True):
         order = sorted(nodes, key=lambda g: cells[g][0])
         local = {g: i for i, g in enumerate(order)}
-        cons = tuple(
-            (tuple(local[g] for g in groups), t)
-            for groups, t in residual.items()
-            if groups[0] in local
-        )
         components.append(
             Component(
                 sizes=tuple(sizes[g] for g in order),
-                constraints=cons,
+                constraints=tuple((tuple(local[g] for g in groups), t) for groups, t in cons),
                 cells=tuple(cells[g] for g in order),
             )
         )

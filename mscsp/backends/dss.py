@@ -47,11 +47,24 @@ def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     )
 
 
+def _single_group(size: int, targets: set[int]) -> ComponentCount:
+    counts = [0] * (size + 1)
+    cell_counts = [0] * (size + 1)
+    if len(targets) == 1:
+        (x,) = targets
+        if 0 <= x <= size:
+            counts[x] = comb(size, x)
+            cell_counts[x] = comb(size - 1, x - 1) if x else 0
+    return ComponentCount(tuple(counts), (tuple(cell_counts),))
+
+
 def count_component(component: Component, backend: Backend | None = None) -> ComponentCount:
     """Exact counts of ``component`` by the merged backtracking search (see module doc)."""
     sizes = component.sizes
     cons = component.constraints
     n = len(sizes)
+    if n == 1:  # common after reductions: one group under one or more equal constraints
+        return _single_group(sizes[0], {t for _, t in cons})
     cons_of: list[list[int]] = [[] for _ in range(n)]
     for ci, (groups, _) in enumerate(cons):
         for g in groups:
