@@ -1,0 +1,53 @@
+"""Positions from real games: what a solver-driven player sees, for tests and benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from .board import Board
+from .game import Game
+from .solver import solve
+
+
+def game_positions(game: Game, first: tuple[int, int] | None = None) -> Iterator[Board]:
+    """Every position of ``game`` at which a solver-driven player decides a move.
+
+    The player opens ``first`` (default the centre), then repeatedly opens every cell the
+    exact probabilities prove safe, or else the least likely mine, until the game ends.
+    """
+    game.reveal(*(first or (game.rows // 2, game.cols // 2)))
+    while not game.over:
+        board = game.board()
+        yield board
+        solution = solve(board)
+        for r, c in solution.safe or [solution.best_move]:
+            if not game.over:
+                game.reveal(r, c)
+
+
+def sample_positions(rows: int, cols: int, mines: int, count: int, seed: int = 0,
+                     per_game: int = 5) -> list[Board]:
+    """``count`` positions, at most ``per_game`` from each seeded game, deterministically.
+
+    Positions are drawn uniformly from each game's decision points, so they cover the
+    opening, the middle game and the end game; boards without any frontier are skipped.
+    """
+    rng = np.random.default_rng(seed)
+    out: list[Board] = []
+    game_index = 0
+    while len(out) < count:
+        game = Game(rows, cols, mines, seed=[seed, game_index])
+        game_index += 1
+        boards = [b for b in game_positions(game) if _has_frontier(b)]
+        if boards:
+            take = min(per_game, len(boards), count - len(out))
+            for i in sorted(rng.choice(len(boards), size=take, replace=False)):
+                out.append(boards[i])
+    return out
+
+
+def _has_frontier(board: Board) -> bool:
+    covered = board.cells < 0
+    return bool(covered.any()) and bool((board.cells > 0).any())
