@@ -27,8 +27,9 @@ def game_positions(game: Game, first: tuple[int, int] | None = None) -> Iterator
                 game.reveal(r, c)
 
 
-def sample_positions(rows: int, cols: int, mines: int, count: int, seed: int = 0,
-                     per_game: int = 5) -> list[Board]:
+def sample_positions(
+    rows: int, cols: int, mines: int, count: int, seed: int = 0, per_game: int = 5
+) -> list[Board]:
     """``count`` positions, at most ``per_game`` from each seeded game, deterministically.
 
     Positions are drawn uniformly from each game's decision points, so they cover the

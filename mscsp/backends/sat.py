@@ -44,8 +44,9 @@ class SatBackend(Backend):
     extra = "sat"
     description = "PySAT model enumeration over order-encoded group counts, blocking clauses"
 
-    def __init__(self, time_limit: float | None = None, max_solutions: int | None = None,
-                 **options: Any):
+    def __init__(
+        self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
+    ):
         super().__init__(time_limit, max_solutions, **options)
         from pysat.card import EncType
         from pysat.solvers import SolverNames

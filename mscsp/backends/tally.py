@@ -24,8 +24,7 @@ class GroupTally:
         backend: Backend name, for the error message.
     """
 
-    def __init__(self, sizes: Sequence[int], max_solutions: int | None = None,
-                 backend: str = ""):
+    def __init__(self, sizes: Sequence[int], max_solutions: int | None = None, backend: str = ""):
         self.sizes = tuple(sizes)
         length = sum(self.sizes) + 1
         self.counts = [0] * length
