@@ -6,6 +6,7 @@ import click
 
 from .. import __version__
 from .backends import backends
+from .bench import bench
 from .probs import probs
 
 
@@ -17,3 +18,4 @@ def main() -> None:
 
 main.add_command(probs)
 main.add_command(backends)
+main.add_command(bench)
