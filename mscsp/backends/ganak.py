@@ -1,8 +1,8 @@
 """``ganak``: exact #SAT model counting with Ganak (``pyganak``), no enumeration.
 
 The component becomes a cell-level CNF (one variable per cell, each number "exactly ``t``"
-through :class:`pysat.card.CardEnc`), counted projected on the cell variables so the
-encoding's auxiliary variables never multiply the count.
+through :func:`~mscsp.backends.cnf.exactly`), counted projected on the cell variables so
+auxiliary encoding variables never multiply the count.
 
 Ganak counts a formula once, with no assumptions, so each count is a fresh counter over the
 same clauses plus a few extra ones:
@@ -12,10 +12,12 @@ same clauses plus a few extra ones:
    variables forced false unless the cell is a mine, so a solution with ``k`` mines is
    counted ``2**(B*k)`` times and the count's ``B``-bit digits are ``counts[k]`` (as in
    ``dss``; every ``counts[k] <= T`` fits);
-3. per group and per mine total ``k`` that occurs, a count with the group's first cell
-   forced to be a mine and "exactly ``k`` mines" added (left out when only one ``k``
-   occurs). Plain counts are far cheaper for Ganak than Kronecker ones, whose extra
-   variables slow it down several times.
+3. per group but the last and per mine total ``k`` that occurs, a count with the group's
+   first cell forced to be a mine and "exactly ``k`` mines" added (left out when only one
+   ``k`` occurs). Plain counts are far cheaper for Ganak than Kronecker ones, whose extra
+   variables slow it down several times. The last group follows from the others: every
+   solution with ``k`` mines has them somewhere, so ``sum_g s_g cell_counts[g][k] =
+   k counts[k]``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from contextlib import contextmanager
 
 from ..constraints import Component, ComponentCount
 from .base import Backend
+from .cnf import exactly
 
 
 @contextmanager
@@ -78,9 +81,8 @@ class GanakBackend(Backend):
         top = n
         for groups, t in component.constraints:
             lits = [first[g] + j for g in groups for j in range(component.sizes[g])]
-            cnf = CardEnc.equals(lits, bound=t, top_id=top, encoding=EncType.seqcounter)
-            top = max(top, cnf.nv)
-            clauses.extend(cnf.clauses)
+            more, top = exactly(lits, t, top)
+            clauses.extend(more)
         cells = list(range(1, n + 1))
 
         def count(extra: list[list[int]], sampling: list[int]) -> int:
@@ -104,6 +106,7 @@ class GanakBackend(Backend):
         mask = (1 << bits) - 1
         counts = tuple((packed >> (bits * k)) & mask for k in range(length))
         totals = [k for k in range(length) if counts[k]]
+        sizes = component.sizes
         cell_counts = [[0] * length for _ in first]
         for k in totals:
             # With a single mine total, "exactly k" is implied and left out.
@@ -111,6 +114,10 @@ class GanakBackend(Backend):
             if len(totals) > 1:
                 fixed = CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.totalizer)
                 fixed = fixed.clauses
-            for row, f in zip(cell_counts, first, strict=True):
+            for row, f in zip(cell_counts[:-1], first, strict=False):
                 row[k] = count([*fixed, [f]], cells)
+            rest = k * counts[k] - sum(
+                s * row[k] for s, row in zip(sizes, cell_counts[:-1], strict=False)
+            )
+            cell_counts[-1][k] = rest // sizes[-1]
         return ComponentCount(counts, tuple(tuple(row) for row in cell_counts))

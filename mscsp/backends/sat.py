@@ -5,7 +5,7 @@ Each group ``g`` of ``s`` interchangeable cells is one order-encoded integer: va
 is one group-level solution and a blocking clause over the ``u`` variables alone removes
 exactly that solution: auxiliary cardinality variables never multiply the count. Each
 number becomes "exactly ``t`` of these order literals", natively on solvers with cardinality
-constraints (minicard, gluecard) and through :class:`pysat.card.CardEnc` otherwise.
+constraints (minicard, gluecard) and in CNF otherwise (:func:`~mscsp.backends.cnf.exactly`).
 Solutions are weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`).
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
 from .base import Backend
+from .cnf import exactly
 from .tally import GroupTally
 
 #: Sub-solver used by a plain ``sat``: native cardinality, least set-up per call.
@@ -37,7 +38,8 @@ class SatBackend(Backend):
     Options:
         solver: A :data:`pysat.solvers.SolverNames` name such as ``cadical195``.
         encoding: A :class:`pysat.card.EncType` name for solvers without native
-            cardinality constraints (default ``seqcounter``).
+            cardinality constraints, used for constraints too large to encode directly
+            (default ``seqcounter``).
     """
 
     name = "sat"
@@ -77,7 +79,6 @@ class SatBackend(Backend):
         return pysat.__version__
 
     def count(self, component: Component) -> ComponentCount:
-        from pysat.card import CardEnc
         from pysat.solvers import Solver
 
         order = order_variables(component.sizes)
@@ -95,9 +96,8 @@ class SatBackend(Backend):
                     solver.add_atmost(lits, t)
                     solver.add_atmost([-v for v in lits], len(lits) - t)
                 else:
-                    cnf = CardEnc.equals(lits, bound=t, top_id=top, encoding=self.encoding)
-                    top = max(top, cnf.nv)
-                    solver.append_formula(cnf.clauses)
+                    clauses, top = exactly(lits, t, top, self.encoding)
+                    solver.append_formula(clauses)
             while solver.solve():
                 self._check_deadline(deadline)
                 model = solver.get_model()
