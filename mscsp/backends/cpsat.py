@@ -8,6 +8,8 @@ solution exactly once and a callback weights it by binomials
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..constraints import Component, ComponentCount
 from ..errors import SolverLimitError
 from .base import Backend
@@ -20,6 +22,23 @@ class CpSatBackend(Backend):
     name = "cpsat"
     extra = "cpsat"
     description = "OR-Tools CP-SAT enumerate_all_solutions over integer group counts"
+
+    def __init__(
+        self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
+    ):
+        super().__init__(time_limit, max_solutions, **options)
+        from ortools.sat.python import cp_model
+
+        # One solver for every component. Presolve and LP relaxations cost more set-up than
+        # they save on these tiny models (about a quarter of the time on the bench corpus).
+        self.solver = cp_model.CpSolver()
+        params = self.solver.parameters
+        params.enumerate_all_solutions = True
+        params.num_workers = 1
+        params.cp_model_presolve = False
+        params.linearization_level = 0
+        if time_limit is not None:
+            params.max_time_in_seconds = time_limit
 
     @classmethod
     def supported(cls) -> bool:
@@ -57,13 +76,8 @@ class CpSatBackend(Backend):
                     self.error = exc
                     self.stop_search()
 
-        solver = cp_model.CpSolver()
-        solver.parameters.enumerate_all_solutions = True
-        solver.parameters.num_workers = 1
-        if self.time_limit is not None:
-            solver.parameters.max_time_in_seconds = self.time_limit
         collector = Collector()
-        status = solver.solve(model, collector)
+        status = self.solver.solve(model, collector)
         if collector.error is not None:
             raise collector.error
         if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
