@@ -102,6 +102,7 @@ def test_limits_are_reported_not_compared() -> None:
 def test_select_backends() -> None:
     assert "brute" not in select_backends("all")
     assert select_backends("sat:cadical195, dss") == ["sat:cadical195", "dss"]
+    assert select_backends("all,brute,dss") == [*select_backends("all"), "brute"]
     with pytest.raises(InvalidInputError):
         select_backends("dss,nope")
 

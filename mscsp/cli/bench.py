@@ -67,6 +67,13 @@ def _ms(value: float | None) -> str:
     help="Solution cap per component for enumerating backends.",
 )
 @click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Solve each position this many times and keep the fastest run.",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False),
     help="Write components.csv, positions.csv, summary.json and latency.png here.",
@@ -82,6 +89,7 @@ def bench(
     seed: int,
     time_limit: float,
     max_solutions: int | None,
+    repeat: int,
     out: str | None,
     as_json: bool,
 ) -> None:
@@ -100,7 +108,10 @@ def bench(
         boards = load_corpus(corpus)
     total = len(boards) * len(dict.fromkeys([reference, *names]))
     with click.progressbar(
-        length=total, label="benchmarking", file=sys.stderr, hidden=as_json
+        length=total,
+        label="benchmarking",
+        file=sys.stderr,
+        hidden=as_json or not sys.stderr.isatty(),
     ) as bar:
         result = run_benchmark(
             boards,
@@ -108,6 +119,7 @@ def bench(
             reference=reference,
             time_limit=time_limit or None,
             max_solutions=max_solutions,
+            repeat=repeat,
             progress=bar.update,
         )
     if out:
