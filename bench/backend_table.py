@@ -3,7 +3,8 @@
 Usage::
 
     python bench/backend_table.py                      # built-in corpus
-    python bench/backend_table.py --preset expert --positions 200 --seed 1 --out out/expert
+    python bench/backend_table.py --preset expert --positions 300 --seed 1 --out out/expert
+    python bench/backend_table.py --corpus bench/stress.jsonl --time-limit 5
 
 Prints the machine, the per-position latency table and the per-component table by size.
 Timings are wall-clock on whatever else the machine is doing: rerun before quoting.
@@ -35,6 +36,7 @@ def fmt(value: float | None, digits: int = 2) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="all")
+    parser.add_argument("--corpus", help="JSONL corpus (default: the built-in one)")
     parser.add_argument("--preset", choices=list(PRESETS))
     parser.add_argument("--positions", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
@@ -47,8 +49,8 @@ def main() -> None:
         boards = sample_positions(*PRESETS[args.preset], args.positions, seed=args.seed)
         source = f"{args.positions} {args.preset} positions (seed {args.seed})"
     else:
-        boards = load_corpus()
-        source = f"built-in corpus ({len(boards)} positions)"
+        boards = load_corpus(args.corpus)
+        source = f"{args.corpus or 'built-in corpus'} ({len(boards)} positions)"
     result = run_benchmark(boards, names, time_limit=args.time_limit, repeat=args.repeat)
     if args.out:
         write_outputs(result, args.out)

@@ -4,8 +4,9 @@ Each board is three rows: covered cells on top; below them, in odd columns, the 
 those cells cause, and flags (known mines) in even columns; the bottom row is revealed.
 Each number links three top cells and neighbouring numbers share one, so the top row is a
 single chain-shaped component whose solution count grows exponentially with the width while
-few constraints are open at once: easy for ``dss`` and ``ganak``, hard for the enumerating
-backends (``sat``, ``cpsat``), which visit every solution.
+few constraints are open at once: easy for ``dss``, hard for the enumerating backends
+(``sat``, ``cpsat``), which visit every solution. ``ganak`` counts each formula quickly but
+needs one count per group and mine total, so it slows down too.
 
 Usage: ``python bench/make_stress.py [OUTPUT]``; then
 ``mscsp bench --corpus bench/stress.jsonl --time-limit 5``.
