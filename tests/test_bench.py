@@ -47,7 +47,7 @@ def test_backends_names_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bench_corpus_exact_backends_agree(corpus_file: Path) -> None:
     result = CliRunner().invoke(
-        main, ["bench", "--corpus", str(corpus_file), "--backend", "all", "--json"]
+        main, ["bench", "--corpus", str(corpus_file), "--backend", "all", "--repeat", "2", "--json"]
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
