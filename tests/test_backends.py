@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from itertools import islice
@@ -119,6 +120,19 @@ def test_registry_lists_every_backend() -> None:
     assert {"dss", "brute", "sat", "ganak", "cpsat"} <= set(BACKENDS)
     for name, cls in BACKENDS.items():
         assert cls.name == name and cls.description
+
+
+def test_ganak_keeps_stdout_clean() -> None:
+    # Ganak prints progress lines from C++ on file descriptor 1; JSON output must survive.
+    if not GanakBackend.supported():
+        pytest.skip("pyganak not installed")
+    out = subprocess.run(
+        [sys.executable, "-m", "mscsp", "probs", "--backend", "ganak", "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert json.loads(out)["backend"] == "ganak"
 
 
 def test_import_stays_light() -> None:
