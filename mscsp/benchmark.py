@@ -280,8 +280,13 @@ def run_benchmark(
 
 
 def write_outputs(result: BenchResult, out: str | Path) -> list[Path]:
-    """Writes ``components.csv``, ``positions.csv``, ``summary.json`` and ``latency.png``."""
+    """Writes ``components.csv``, ``positions.csv``, ``summary.json`` and ``latency.png``.
+
+    The plot needs matplotlib (``pip install 'mscsp[plot]'``); without it the records are
+    still written and the plot is left out.
+    """
     import csv
+    from importlib.util import find_spec
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -299,7 +304,8 @@ def write_outputs(result: BenchResult, out: str | Path) -> list[Path]:
     path = folder / "summary.json"
     path.write_text(json.dumps(result.to_json(), indent=2) + "\n")
     written.append(path)
-    written.append(plot_latency(result, folder / "latency.png"))
+    if find_spec("matplotlib") is not None:
+        written.append(plot_latency(result, folder / "latency.png"))
     return written
 
 

@@ -82,6 +82,26 @@ def test_bench_preset_writes_records_and_plot(tmp_path: Path) -> None:
     assert len(positions) == 1 + 2 * 3
 
 
+def test_bench_out_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)
+    args = [
+        "bench",
+        "--preset",
+        "beginner",
+        "--positions",
+        "1",
+        "--backend",
+        "dss",
+        "--out",
+        str(tmp_path),
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "pip install 'mscsp[plot]'" in result.output
+    assert (tmp_path / "summary.json").exists() and not (tmp_path / "latency.png").exists()
+
+
 def test_bench_rejects_bad_input(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["bench", "--backend", "nope"])
     assert result.exit_code == 2 and "choose from all, dss" in result.output

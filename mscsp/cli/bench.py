@@ -123,8 +123,11 @@ def bench(
             progress=bar.update,
         )
     if out:
-        for path in write_outputs(result, out):
+        written = write_outputs(result, out)
+        for path in written:
             click.echo(f"wrote {path}", err=True)
+        if not any(path.suffix == ".png" for path in written):
+            click.echo("no plot: matplotlib is missing (pip install 'mscsp[plot]')", err=True)
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
