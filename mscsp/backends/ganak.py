@@ -12,12 +12,12 @@ same clauses plus a few extra ones:
    variables forced false unless the cell is a mine, so a solution with ``k`` mines is
    counted ``2**(B*k)`` times and the count's ``B``-bit digits are ``counts[k]`` (as in
    ``dss``; every ``counts[k] <= T`` fits);
-3. per group but the last and per mine total ``k`` that occurs, a count with the group's
-   first cell forced to be a mine and "exactly ``k`` mines" added (left out when only one
-   ``k`` occurs). Plain counts are far cheaper for Ganak than Kronecker ones, whose extra
-   variables slow it down several times. The last group follows from the others: every
-   solution with ``k`` mines has them somewhere, so ``sum_g s_g cell_counts[g][k] =
-   k counts[k]``.
+3. per group but the last, a count with the group's first cell forced to be a mine, split
+   by mine total with one more count per total but one, each with "exactly ``k`` mines"
+   added. Plain and cardinality counts are far cheaper for Ganak than Kronecker ones,
+   whose extra variables slow it down several times. The last group follows from the
+   others: every solution with ``k`` mines has them somewhere, so
+   ``sum_g s_g cell_counts[g][k] = k counts[k]``.
 """
 
 from __future__ import annotations
@@ -106,18 +106,25 @@ class GanakBackend(Backend):
         mask = (1 << bits) - 1
         counts = tuple((packed >> (bits * k)) & mask for k in range(length))
         totals = [k for k in range(length) if counts[k]]
+        # Per group but the last: a plain count with its first cell forced sums over all mine
+        # totals; "exactly k" counts split it, the last total by difference.
+        split = {
+            k: CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.seqcounter).clauses
+            for k in totals[:-1]
+        }
+        cell_counts = []
+        for f in first[:-1]:
+            row = [0] * length
+            row[totals[-1]] = count([[f]], cells)
+            for k, clauses_k in split.items():
+                row[k] = count([*clauses_k, [f]], cells)
+                row[totals[-1]] -= row[k]
+            cell_counts.append(row)
+        # The last group: every solution with k mines has them somewhere.
         sizes = component.sizes
-        cell_counts = [[0] * length for _ in first]
+        last = [0] * length
         for k in totals:
-            # With a single mine total, "exactly k" is implied and left out.
-            fixed = []
-            if len(totals) > 1:
-                fixed = CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.totalizer)
-                fixed = fixed.clauses
-            for row, f in zip(cell_counts[:-1], first, strict=False):
-                row[k] = count([*fixed, [f]], cells)
-            rest = k * counts[k] - sum(
-                s * row[k] for s, row in zip(sizes, cell_counts[:-1], strict=False)
-            )
-            cell_counts[-1][k] = rest // sizes[-1]
+            placed = sum(s * row[k] for s, row in zip(sizes, cell_counts, strict=False))
+            last[k] = (k * counts[k] - placed) // sizes[-1]
+        cell_counts.append(last)
         return ComponentCount(counts, tuple(tuple(row) for row in cell_counts))
