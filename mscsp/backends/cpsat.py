@@ -8,12 +8,38 @@ solution exactly once and a callback weights it by binomials
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from ..constraints import Component, ComponentCount
 from ..errors import SolverLimitError
 from .base import Backend
 from .tally import GroupTally
+
+
+@cache
+def _collector_class() -> type:
+    """The solution callback class (built once: it subclasses an ortools class)."""
+    from ortools.sat.python import cp_model
+
+    class Collector(cp_model.CpSolverSolutionCallback):
+        """Adds every solution to a :class:`GroupTally`."""
+
+        def __init__(self, mines: list, tally: GroupTally) -> None:
+            super().__init__()
+            self.mines = mines
+            self.tally = tally
+            self.error: SolverLimitError | None = None
+
+        def on_solution_callback(self) -> None:
+            try:
+                self.tally.add([self.value(x) for x in self.mines])
+            except SolverLimitError as exc:
+                # Exceptions cannot cross the C++ boundary: stop, re-raise after the solve.
+                self.error = exc
+                self.stop_search()
+
+    return Collector
 
 
 class CpSatBackend(Backend):
@@ -63,20 +89,7 @@ class CpSatBackend(Backend):
             model.add(sum(mines[g] for g in groups) == t)
         tally = GroupTally(component.sizes, self.max_solutions, self.name)
 
-        class Collector(cp_model.CpSolverSolutionCallback):
-            def __init__(self) -> None:
-                super().__init__()
-                self.error: SolverLimitError | None = None
-
-            def on_solution_callback(self) -> None:
-                try:
-                    tally.add([self.value(x) for x in mines])
-                except SolverLimitError as exc:
-                    # Exceptions cannot cross the C++ boundary: stop and re-raise after.
-                    self.error = exc
-                    self.stop_search()
-
-        collector = Collector()
+        collector = _collector_class()(mines, tally)
         status = self.solver.solve(model, collector)
         if collector.error is not None:
             raise collector.error
