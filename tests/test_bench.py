@@ -12,10 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mscsp import solve
+from mscsp.backends import BACKENDS
+from mscsp.backends.dss import DssBackend
 from mscsp.backends.sat import SatBackend
 from mscsp.benchmark import load_corpus, run_benchmark, select_backends
 from mscsp.cli import main
-from mscsp.errors import InvalidInputError
+from mscsp.constraints import Component, ComponentCount
+from mscsp.errors import InvalidInputError, SolverLimitError
 from mscsp.positions import sample_positions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +121,26 @@ def test_limits_are_reported_not_compared() -> None:
     limited = [r for r in result.latencies if r.status == "limit"]
     assert limited and all(r.max_abs_diff is None for r in limited)
     assert sum(r["limits"] for r in result.summary()) == len(limited)
+
+
+def test_repeat_keeps_a_finished_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A backend that finishes its first timed run, then hits its limit on the repeat.
+    class Flaky(DssBackend):
+        name = "flaky"
+        calls = 0
+
+        def count(self, component: Component) -> ComponentCount:
+            Flaky.calls += 1
+            if Flaky.calls == 3:  # 1: warm-up, 2: first run, 3: repeat
+                raise SolverLimitError("flaky")
+            return super().count(component)
+
+    monkeypatch.setitem(BACKENDS, "flaky", Flaky)
+    board = next(b for b in load_corpus() if len(solve(b).components) == 1)
+    result = run_benchmark([board], ["flaky"], repeat=2)
+    (row,) = [r for r in result.summary() if r["backend"] == "flaky"]
+    assert Flaky.calls == 3
+    assert (row["solved"], row["limits"], row["max_abs_diff"]) == (1, 0, 0.0)
 
 
 def test_select_backends() -> None:
