@@ -106,6 +106,12 @@ def test_unknown_names() -> None:
             get_backend("sat:nope")
         with pytest.raises(InvalidInputError, match="encoding"):
             get_backend("sat", encoding="nope")
+        with pytest.raises(InvalidInputError, match="no options"):
+            get_backend("sat", colour="red")
+    for cls in (CpSatBackend, GanakBackend):
+        if cls.supported():
+            with pytest.raises(InvalidInputError, match="takes no options"):
+                get_backend(f"{cls.name}:anything")
 
 
 @pytest.mark.parametrize("cls", [SatBackend, GanakBackend, CpSatBackend])

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from ..constraints import Component, ComponentCount
-from ..errors import SolverLimitError
+from ..errors import InvalidInputError, SolverLimitError
 from .base import Backend
 from .tally import GroupTally
 
@@ -53,6 +53,8 @@ class CpSatBackend(Backend):
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
     ):
         super().__init__(time_limit, max_solutions, **options)
+        if options:
+            raise InvalidInputError(f"backend 'cpsat' takes no options ({', '.join(options)})")
         from ortools.sat.python import cp_model
 
         # One solver for every component. Presolve and LP relaxations cost more set-up than

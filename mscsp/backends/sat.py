@@ -53,6 +53,9 @@ class SatBackend(Backend):
         from pysat.card import EncType
         from pysat.solvers import SolverNames
 
+        unknown = set(options) - {"solver", "encoding"}
+        if unknown:
+            raise InvalidInputError(f"backend 'sat' has no options {', '.join(sorted(unknown))}")
         self.solver_name = options.get("solver", DEFAULT_SOLVER)
         names = sorted(n for n in vars(SolverNames) if not n.startswith("_"))
         if self.solver_name not in names:
