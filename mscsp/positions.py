@@ -1,4 +1,4 @@
-"""Positions from real games, for tests, benchmarks and training data."""
+"""Positions from real games: what a solver-driven player sees, for tests, benchmarks and data."""
 
 from __future__ import annotations
 
@@ -8,70 +8,66 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import FLAG, Board
-from .game import Game, first_move
+from .game import Game
 from .solver import solve
 
 
 def game_positions(
-    rows: int,
-    cols: int,
-    mines: int,
+    game: Game,
+    first: tuple[int, int] | None = None,
     *,
-    seed: int,
-    first_click: str = "safe",
-    start: str | tuple[int, int] = "corner",
     flag_mines: bool = False,
     backend: str | Backend = DEFAULT_BACKEND,
-) -> Iterator[tuple[Board, np.ndarray]]:
-    """Yields every position of one game played by the exact min-probability player.
+) -> Iterator[Board]:
+    """Every position of ``game`` at which a solver-driven player decides a move.
 
-    The player reveals all certain-safe cells at once, else the cell least likely to hold a
-    mine. The game is seeded by ``seed``; the position before each turn is yielded.
+    The player opens ``first`` (default the centre), then repeatedly opens every cell the
+    exact probabilities prove safe, or else the least likely mine, until the game ends.
+    ``game.mine`` holds the true layout from the first yielded position on.
 
     Args:
-        rows: Board rows.
-        cols: Board columns.
-        mines: Number of mines.
-        seed: Seed of the game.
-        first_click: First-click rule (see :class:`mscsp.FirstClick`).
-        start: First-move policy (see :func:`mscsp.game.first_move`).
+        game: A fresh game (its seed fixes the layout).
+        first: The first click.
         flag_mines: Flag certain mines as they are found (positions then carry flags).
-        backend: Backend used by the player.
-
-    Yields:
-        ``(board, layout)``: the position and the true mine layout (bool array).
+        backend: Backend the player solves with.
     """
     counter = get_backend(backend)
-    game = Game(rows, cols, mines, seed=seed, first_click=first_click)
-    game.reveal(*first_move(start, rows, cols, np.random.default_rng(seed)))
+    game.reveal(*(first or (game.rows // 2, game.cols // 2)))
     while not game.over:
         board = game.board()
-        yield board, game.mine
+        yield board
         solution = solve(board, counter)
         if flag_mines:
             for r, c in solution.mines:
                 if game.view[r, c] != FLAG:
                     game.flag(r, c)
-        moves = solution.safe or [solution.best_move]
-        for r, c in moves:
-            if game.over:
-                break
-            game.reveal(r, c)
+        for r, c in solution.safe or [solution.best_move]:
+            if not game.over:
+                game.reveal(r, c)
 
 
 def sample_positions(
-    rows: int, cols: int, mines: int, n: int, *, seed: int, **kwargs
-) -> list[tuple[Board, np.ndarray]]:
-    """``n`` positions from consecutive seeded games (every stage of each game).
+    rows: int, cols: int, mines: int, count: int, seed: int = 0, per_game: int = 5
+) -> list[Board]:
+    """``count`` positions, at most ``per_game`` from each seeded game, deterministically.
 
-    Extra keyword arguments go to :func:`game_positions`.
+    Positions are drawn uniformly from each game's decision points, so they cover the
+    opening, the middle game and the end game; boards without any frontier are skipped.
     """
-    found: list[tuple[Board, np.ndarray]] = []
-    game_seed = seed
-    while len(found) < n:
-        for item in game_positions(rows, cols, mines, seed=game_seed, **kwargs):
-            found.append(item)
-            if len(found) == n:
-                break
-        game_seed += 1
-    return found
+    rng = np.random.default_rng(seed)
+    out: list[Board] = []
+    game_index = 0
+    while len(out) < count:
+        game = Game(rows, cols, mines, seed=[seed, game_index])
+        game_index += 1
+        boards = [b for b in game_positions(game) if _has_frontier(b)]
+        if boards:
+            take = min(per_game, len(boards), count - len(out))
+            for i in sorted(rng.choice(len(boards), size=take, replace=False)):
+                out.append(boards[i])
+    return out
+
+
+def _has_frontier(board: Board) -> bool:
+    covered = board.cells < 0
+    return bool(covered.any()) and bool((board.cells > 0).any())

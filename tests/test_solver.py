@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mscsp
-from mscsp.backends import BACKENDS, get_backend
+from mscsp.backends import get_backend
 from mscsp.brute import brute_force
 from mscsp.constraints import build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
@@ -37,16 +37,9 @@ def references(positions):
     return [(board, ref) for board, ref in found if ref is not None]
 
 
-@pytest.fixture(params=list(BACKENDS))
-def backend(request):
-    """Every backend available here (the optional ones are skipped when missing)."""
-    cls = BACKENDS[request.param]
-    if not cls.supported():
-        pytest.skip(f"backend {request.param} not installed")
-    return get_backend(request.param)
-
-
-def test_every_backend_equals_the_brute_force(backend, references):
+def test_every_backend_equals_the_brute_force(backend_name, references):
+    """Positions with and without flags, through the whole pipeline."""
+    backend = get_backend(backend_name)
     checked = 0
     for board, reference in references:
         try:
@@ -71,9 +64,11 @@ def test_dss_equals_the_brute_force_on_random_games(seed):
 
 
 def test_solution_properties_hold_on_expert_games():
-    from mscsp.positions import sample_positions
+    from mscsp.positions import game_positions
 
-    for board, layout in sample_positions(16, 30, 99, 60, seed=3):
+    game = mscsp.Game.from_preset("expert", seed=3)
+    for board in game_positions(game, first=(0, 0), flag_mines=True):
+        layout = game.mine
         solution = mscsp.solve(board)
         probs = solution.probabilities
         covered = board.cells == mscsp.COVERED

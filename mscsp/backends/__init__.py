@@ -11,12 +11,18 @@ from typing import Any
 from ..errors import InvalidInputError
 from .base import Backend
 from .brute import BruteBackend
+from .cpsat import CpSatBackend
 from .dss import DssBackend
+from .ganak import GanakBackend
+from .sat import SatBackend
 
 #: Every backend by name; the first is the default.
 BACKENDS: dict[str, type[Backend]] = {
     "dss": DssBackend,
     "brute": BruteBackend,
+    "sat": SatBackend,
+    "ganak": GanakBackend,
+    "cpsat": CpSatBackend,
 }
 
 DEFAULT_BACKEND = next(iter(BACKENDS))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .backends import backends
+from .bench import bench
 from .probs import probs
 
 
@@ -15,3 +17,5 @@ def main() -> None:
 
 
 main.add_command(probs)
+main.add_command(backends)
+main.add_command(bench)

@@ -1,0 +1,117 @@
+"""``sat``: enumerates group-level solutions with a PySAT solver and blocking clauses.
+
+Each group ``g`` of ``s`` interchangeable cells is one order-encoded integer: variables
+``u[g][j]`` mean "at least ``j`` mines in ``g``" (``u[g][j+1] -> u[g][j]``), so every model
+is one group-level solution and a blocking clause over the ``u`` variables alone removes
+exactly that solution: auxiliary cardinality variables never multiply the count. Each
+number becomes "exactly ``t`` of these order literals", natively on solvers with cardinality
+constraints (minicard, gluecard) and in CNF otherwise (:func:`~mscsp.backends.cnf.exactly`).
+Solutions are weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..constraints import Component, ComponentCount
+from ..errors import InvalidInputError
+from .base import Backend
+from .cnf import exactly
+from .tally import GroupTally
+
+#: Sub-solver used by a plain ``sat``: native cardinality, least set-up per call.
+DEFAULT_SOLVER = "minicard"
+
+
+def order_variables(sizes: tuple[int, ...]) -> list[list[int]]:
+    """Consecutive variable ids ``u[g][j-1]`` for "group ``g`` has at least ``j`` mines"."""
+    out, top = [], 0
+    for s in sizes:
+        out.append(list(range(top + 1, top + s + 1)))
+        top += s
+    return out
+
+
+class SatBackend(Backend):
+    """Model enumeration with any PySAT solver (``sat:NAME`` picks it; default minicard).
+
+    Options:
+        solver: A :data:`pysat.solvers.SolverNames` name such as ``cadical195``.
+        encoding: A :class:`pysat.card.EncType` name for solvers without native
+            cardinality constraints, used for constraints too large to encode directly
+            (default ``seqcounter``).
+    """
+
+    name = "sat"
+    extra = "sat"
+    description = "PySAT model enumeration over order-encoded group counts, blocking clauses"
+
+    def __init__(
+        self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
+    ):
+        super().__init__(time_limit, max_solutions, **options)
+        from pysat.card import EncType
+        from pysat.solvers import SolverNames
+
+        unknown = set(options) - {"solver", "encoding"}
+        if unknown:
+            raise InvalidInputError(f"backend 'sat' has no options {', '.join(sorted(unknown))}")
+        self.solver_name = options.get("solver", DEFAULT_SOLVER)
+        names = sorted(n for n in vars(SolverNames) if not n.startswith("_"))
+        if self.solver_name not in names:
+            raise InvalidInputError(
+                f"unknown SAT solver {self.solver_name!r}; choose from {', '.join(names)}"
+            )
+        encoding = options.get("encoding", "seqcounter")
+        if not isinstance(getattr(EncType, encoding, None), int):
+            raise InvalidInputError(f"unknown cardinality encoding {encoding!r}")
+        self.encoding = getattr(EncType, encoding)
+
+    @classmethod
+    def supported(cls) -> bool:
+        try:
+            import pysat.solvers  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    @classmethod
+    def version(cls) -> str:
+        import pysat
+
+        return pysat.__version__
+
+    def count(self, component: Component) -> ComponentCount:
+        from pysat.solvers import Solver
+
+        order = order_variables(component.sizes)
+        top = component.n_cells
+        tally = GroupTally(component.sizes, self.max_solutions, self.name)
+        deadline = self._deadline()
+        with Solver(name=self.solver_name) as solver:
+            native = bool(solver.supports_atmost())
+            for u in order:
+                for j in range(len(u) - 1):
+                    solver.add_clause([-u[j + 1], u[j]])
+            for groups, t in component.constraints:
+                lits = [v for g in groups for v in order[g]]
+                if native:
+                    solver.add_atmost(lits, t)
+                    solver.add_atmost([-v for v in lits], len(lits) - t)
+                else:
+                    clauses, top = exactly(lits, t, top, self.encoding)
+                    solver.append_formula(clauses)
+            while solver.solve():
+                self._check_deadline(deadline)
+                model = solver.get_model()
+                mines = [sum(model[v - 1] > 0 for v in u) for u in order]
+                tally.add(mines)
+                # "Not exactly x_g in some group": -u[x] (fewer) or u[x+1] (more).
+                block = []
+                for u, x in zip(order, mines, strict=True):
+                    if x:
+                        block.append(-u[x - 1])
+                    if x < len(u):
+                        block.append(u[x])
+                solver.add_clause(block)
+        return tally.result()

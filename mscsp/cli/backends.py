@@ -1,0 +1,58 @@
+"""``mscsp backends``: which counting backends exist and which can run here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from ..backends import BACKENDS, DEFAULT_BACKEND
+from .options import json_option, reports_errors
+from .table import format_table
+
+
+def backend_table() -> list[dict[str, Any]]:
+    """One row per registered backend: name, availability, version, exactness, extra."""
+    rows = []
+    for name, cls in BACKENDS.items():
+        available = cls.supported()
+        rows.append(
+            {
+                "name": name,
+                "available": available,
+                "version": cls.version() if available else None,
+                "exact": cls.exact,
+                "default": name == DEFAULT_BACKEND,
+                "extra": cls.extra,
+                "description": cls.description,
+            }
+        )
+    return rows
+
+
+@click.command("backends")
+@json_option
+@reports_errors
+def backends(as_json: bool) -> None:
+    """List the counting backends: available here, version, exact or approximate.
+
+    A missing backend names the pip extra that installs it.
+    """
+    rows = backend_table()
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    header = ("name", "available", "version", "counts", "description")
+    lines = [
+        (
+            row["name"] + (" *" if row["default"] else ""),
+            "yes" if row["available"] else f"no: pip install 'mscsp[{row['extra']}]'",
+            row["version"] or "-",
+            "exact" if row["exact"] else "approximate",
+            row["description"],
+        )
+        for row in rows
+    ]
+    click.echo(format_table(header, lines))
+    click.echo("\n* default backend; pick a SAT sub-solver with sat:NAME (e.g. sat:cadical195)")

@@ -1,0 +1,150 @@
+"""Every backend against the brute force, against each other, and at its limits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from itertools import islice
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mscsp import Game, solve
+from mscsp.backends import BACKENDS, get_backend
+from mscsp.backends.brute import BruteBackend
+from mscsp.backends.cpsat import CpSatBackend
+from mscsp.backends.ganak import GanakBackend
+from mscsp.backends.sat import SatBackend
+from mscsp.brute import brute_force
+from mscsp.constraints import Component
+from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from mscsp.positions import game_positions
+
+#: Largest component (cells) compared with the brute force, and across backends.
+BRUTE_CELLS = 14
+LARGE_CELLS = 24
+
+# Four constraints around a ring of groups: several solutions at group and cell level.
+WIDE = Component(
+    sizes=(2, 1, 2, 1, 2, 1, 2, 1),
+    constraints=(((0, 1, 2), 2), ((2, 3, 4), 2), ((4, 5, 6), 2), ((6, 7, 0), 2)),
+)
+
+
+def position(rows: int, cols: int, mines: int, seed: int, step: int):
+    """The board after ``step`` decisions of a solver-driven player (or its last one)."""
+    boards = list(islice(game_positions(Game(rows, cols, mines, seed=seed)), step + 1))
+    return boards[-1] if boards else None
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), step=st.integers(0, 40))
+def test_components_match_brute_force(backend_name: str, seed: int, step: int) -> None:
+    board = position(9, 9, 10, seed, step)
+    if board is None:
+        return
+    backend, brute = get_backend(backend_name), BruteBackend()
+    for component, _ in solve(board).components:
+        if component.n_cells <= BRUTE_CELLS:
+            assert backend.count(component) == brute.count(component)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), step=st.integers(0, 10))
+def test_probabilities_match_board_brute_force(backend_name: str, seed: int, step: int) -> None:
+    board = position(5, 5, 4, seed, step)
+    if board is None:
+        return
+    assert solve(board, backend=backend_name).exact == brute_force(board)
+
+
+def test_backends_agree_on_expert_positions(backend_name: str, expert_positions) -> None:
+    backend, reference = get_backend(backend_name), get_backend("dss")
+    compared = 0
+    for board in expert_positions:
+        for component, count in solve(board, backend=reference).components:
+            if component.n_cells <= (BRUTE_CELLS if backend_name == "brute" else LARGE_CELLS):
+                assert backend.count(component) == count
+                compared += 1
+    assert compared >= 10
+
+
+def test_wide_component(backend_name: str) -> None:
+    assert get_backend(backend_name).count(WIDE) == get_backend("dss").count(WIDE)
+
+
+@pytest.mark.parametrize("cls", [SatBackend, CpSatBackend])
+def test_solution_cap(cls) -> None:
+    if not cls.supported():
+        pytest.skip(f"{cls.name} not installed")
+    with pytest.raises(SolverLimitError, match="more than 2 solutions"):
+        cls(max_solutions=2).count(WIDE)
+    assert cls(max_solutions=10_000).count(WIDE).exact
+
+
+def test_time_limit(backend_name: str) -> None:
+    with pytest.raises(SolverLimitError, match="time limit"):
+        get_backend(backend_name, time_limit=0).count(WIDE)
+
+
+def test_sub_solvers_agree() -> None:
+    if not SatBackend.supported():
+        pytest.skip("python-sat not installed")
+    expected = get_backend("dss").count(WIDE)
+    for spec in ("sat:minicard", "sat:cadical195", "sat:glucose4", "sat:gluecard4"):
+        assert get_backend(spec).count(WIDE) == expected
+    assert get_backend("sat:glucose4", encoding="totalizer").count(WIDE) == expected
+
+
+def test_unknown_names() -> None:
+    with pytest.raises(InvalidInputError, match="choose from dss, brute"):
+        get_backend("nope")
+    if SatBackend.supported():
+        with pytest.raises(InvalidInputError, match="cadical195"):
+            get_backend("sat:nope")
+        with pytest.raises(InvalidInputError, match="encoding"):
+            get_backend("sat", encoding="nope")
+        with pytest.raises(InvalidInputError, match="no options"):
+            get_backend("sat", colour="red")
+    for cls in (CpSatBackend, GanakBackend):
+        if cls.supported():
+            with pytest.raises(InvalidInputError, match="takes no options"):
+                get_backend(f"{cls.name}:anything")
+
+
+@pytest.mark.parametrize("cls", [SatBackend, GanakBackend, CpSatBackend])
+def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cls, "supported", classmethod(lambda c: False))
+    with pytest.raises(BackendUnavailableError, match=rf"mscsp\[{cls.extra}\]"):
+        get_backend(cls.name)
+
+
+def test_registry_lists_every_backend() -> None:
+    assert list(BACKENDS)[0] == "dss"
+    assert {"dss", "brute", "sat", "ganak", "cpsat"} <= set(BACKENDS)
+    for name, cls in BACKENDS.items():
+        assert cls.name == name and cls.description
+
+
+def test_ganak_keeps_stdout_clean() -> None:
+    # Ganak prints progress lines from C++ on file descriptor 1; JSON output must survive.
+    if not GanakBackend.supported():
+        pytest.skip("pyganak not installed")
+    out = subprocess.run(
+        [sys.executable, "-m", "mscsp", "probs", "--backend", "ganak", "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert json.loads(out)["backend"] == "ganak"
+
+
+def test_import_stays_light() -> None:
+    code = (
+        "import sys, mscsp, mscsp.backends, mscsp.cli; "
+        "heavy = [m for m in sys.modules if m.split('.')[0] in "
+        "('pysat', 'pyganak', 'ortools', 'matplotlib')]; print(heavy); assert not heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
