@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from math import comb
 
+import numpy as np
+
 from ..constraints import Component, ComponentCount
 from .base import Backend
 
@@ -78,7 +80,10 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     targets = [t for _, t in cons]
 
     # Coefficients never exceed C(n_cells, k) < 2**n_cells: that many bits per slot suffice.
+    # Up to 8 bytes, round to a numpy integer width so unpacking is one call.
     nbytes = component.n_cells // 8 + 1
+    if nbytes <= 8:
+        nbytes = 1 << (nbytes - 1).bit_length()
     bits = 8 * nbytes
     length = component.n_cells + 1
 
