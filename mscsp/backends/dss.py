@@ -44,6 +44,8 @@ def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
 
 def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     data = value.to_bytes(length * nbytes, "little")
+    if nbytes <= 8:  # one numpy call; .tolist() gives Python ints
+        return tuple(np.frombuffer(data, dtype=f"<u{nbytes}").tolist())
     return tuple(
         int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little") for i in range(length)
     )
