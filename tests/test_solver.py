@@ -160,3 +160,25 @@ def test_limits_are_explicit_errors():
         mscsp.solve(big, get_backend("dss", time_limit=0.0))
     with pytest.raises(SolverLimitError, match="limited to 22 cells"):
         mscsp.solve(big, "brute")
+
+
+def test_dss_counts_huge_components_exactly():
+    # Two groups of 40 cells under one constraint of 40 mines, plus a third group chained
+    # on: counts past 2**64 exercise the generic unpacking path. Closed forms by
+    # Vandermonde's identity.
+    from mscsp.constraints import Component
+
+    two = Component(sizes=(40, 40), constraints=(((0, 1), 40),))
+    count = get_backend("dss").count(two)
+    assert count.counts[40] == comb(80, 40)
+    assert sum(count.counts) == comb(80, 40)
+    assert count.cell_counts[0][40] == comb(79, 39)
+    chain = Component(sizes=(30, 30, 30), constraints=(((0, 1), 30), ((1, 2), 30)))
+    count = get_backend("dss").count(chain)
+    # x0 = x2 = 30 - x1: sum over x1 of C(30, x1) * C(30, 30 - x1)**2 layouts.
+    by_total = {}
+    for x1 in range(31):
+        k = 60 - x1
+        by_total[k] = by_total.get(k, 0) + comb(30, x1) * comb(30, 30 - x1) ** 2
+    assert {k: v for k, v in enumerate(count.counts) if v} == by_total
+    assert count.cell_counts[1][45] == comb(29, 14) * comb(30, 15) ** 2
