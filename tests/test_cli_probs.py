@@ -66,3 +66,13 @@ def test_import_stays_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_time_limit_exits_with_code_5():
+    from mscsp import Game
+
+    game = Game(16, 30, 99, seed=0, first_click="opening")
+    game.reveal(8, 15)
+    result = run(["probs", "-", "--time-limit", "0.0000001"], stdin=game.board().to_text())
+    assert result.exit_code == 5
+    assert "time limit" in result.output

@@ -10,7 +10,7 @@ import click
 from ..benchmark import load_corpus, run_benchmark, select_backends, write_outputs
 from ..game import PRESETS
 from ..positions import sample_positions
-from .options import json_option, reports_errors, seed_option
+from .options import json_option, reports_errors, seed_option, time_limit_option
 from .table import format_table
 
 
@@ -53,13 +53,7 @@ def _ms(value: float | None) -> str:
     help="Number of positions sampled with --preset.",
 )
 @seed_option
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0),
-    default=10.0,
-    show_default=True,
-    help="Seconds per component for every backend (0: no limit).",
-)
+@time_limit_option(10.0)
 @click.option(
     "--max-solutions",
     type=click.IntRange(min=1),

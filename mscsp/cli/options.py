@@ -34,6 +34,19 @@ mines_option = click.option(
     default=None,
     help="Total mine count, if the board text has no header.",
 )
+
+
+def time_limit_option(default: float) -> Callable:
+    """``--time-limit SECONDS`` per component (0: none); hitting it exits with code 5."""
+    return click.option(
+        "--time-limit",
+        type=click.FloatRange(min=0),
+        default=default,
+        show_default=True,
+        help="Seconds per component for every backend (0: no limit).",
+    )
+
+
 seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
 
 

@@ -13,7 +13,13 @@ from ..board import parse_board
 from ..errors import InvalidInputError
 from ..render import probability_map
 from ..solver import solve
-from .options import backend_option, json_option, mines_option, reports_errors
+from .options import (
+    backend_option,
+    json_option,
+    mines_option,
+    reports_errors,
+    time_limit_option,
+)
 
 
 def read_board_text(path: str | None) -> bytes:
@@ -30,6 +36,7 @@ def read_board_text(path: str | None) -> bytes:
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
 @mines_option
 @backend_option()
+@time_limit_option(0.0)
 @json_option
 @click.option(
     "--exact",
@@ -39,7 +46,12 @@ def read_board_text(path: str | None) -> bytes:
 )
 @reports_errors
 def probs(
-    file: str | None, mines: int | None, backend: str, as_json: bool, show_exact: bool
+    file: str | None,
+    mines: int | None,
+    backend: str,
+    time_limit: float,
+    as_json: bool,
+    show_exact: bool,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
@@ -51,7 +63,7 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
-    solution = solve(board, backend=backend)
+    solution = solve(board, backend=backend, time_limit=time_limit or None)
     if as_json:
         grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
         out = {
