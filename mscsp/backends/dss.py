@@ -89,21 +89,21 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     bits = 8 * nbytes
     length = component.n_cells + 1
 
-    open_before: list[list[int]] = []
+    # One plan per layer: how a node's state (residuals of the open constraints) maps to
+    # the group's bounds and to the next layer's state.
     plans = []
     open_now: list[int] = []
     for i, g in enumerate(order):
-        open_before.append(open_now)
-        mine = cons_of[g]
-        after = [c for c in sorted(set(open_now) | set(mine)) if last[c] > i]
+        here = cons_of[g]
+        after = [c for c in sorted(set(open_now) | set(here)) if last[c] > i]
         slot = {c: k for k, c in enumerate(open_now)}
         # Each touched constraint: its slot in the state (or None when first touched here),
         # its target, and the cells it still has after this group.
         touched = []
-        for c in mine:
+        for c in here:
             rest = sum(sizes[h] for h in cons[c][0] if position[h] > i)
             touched.append((slot.get(c) if first[c] < i else None, targets[c], rest))
-        where = {c: k for k, c in enumerate(mine)}
+        where = {c: k for k, c in enumerate(here)}
         layout = [(True, where[c]) if c in where else (False, slot[c]) for c in after]
         plans.append((sizes[g], touched, layout))
         open_now = after
