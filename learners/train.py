@@ -245,36 +245,47 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
             opt_state = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(optimizer)))
             _write(state_path, serialization.msgpack_serialize(opt_state))
     metrics.close()
-    plot_curves(out / METRICS_FILE, out / "curves.png")
+    plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
     return out
 
 
-def plot_curves(metrics_path: str | Path, png: str | Path) -> None:
-    """Learning curves (train/val loss, val MAE vs exact) from a metrics log."""
+def plot_curves(runs: dict[str, str | Path], png: str | Path) -> None:
+    """Learning curves of one or more runs: train loss, val log-loss and val MAE vs exact.
+
+    Args:
+        runs: Label -> ``metrics.jsonl`` path.
+        png: Output image.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [json.loads(line) for line in Path(metrics_path).read_text().splitlines() if line]
-    train = [r for r in rows if r["split"] == "train"]
-    val = [r for r in rows if r["split"] == "val"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    ax1.plot([r["step"] for r in train], [r["loss"] for r in train], label="train loss")
-    ax1.plot(
-        [r["step"] for r in val],
-        [r["logloss_exact"] for r in val],
-        "o-",
-        label="val log-loss vs exact",
-    )
-    if val:
-        ax1.axhline(val[-1]["entropy_exact"], ls="--", c="gray", label="exact entropy (floor)")
+    for label, path in runs.items():
+        rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+        train = [r for r in rows if r["split"] == "train"]
+        val = [r for r in rows if r["split"] == "val"]
+        (line,) = ax1.plot(
+            [r["step"] for r in train],
+            [r["loss"] for r in train],
+            alpha=0.5,
+            label=f"{label}: train loss",
+        )
+        ax1.plot(
+            [r["step"] for r in val],
+            [r["logloss_exact"] for r in val],
+            "o-",
+            c=line.get_color(),
+            label=f"{label}: val log-loss vs exact",
+        )
+        ax2.plot([r["step"] for r in val], [r["mae"] for r in val], "o-", label=label)
     ax1.set_xlabel("step")
-    ax1.legend()
-    ax2.plot([r["step"] for r in val], [r["mae"] for r in val], "o-")
+    ax1.legend(fontsize=7)
     ax2.set_xlabel("step")
     ax2.set_ylabel("val MAE vs exact probability")
     ax2.set_yscale("log")
+    ax2.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     plt.close(fig)

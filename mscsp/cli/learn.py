@@ -162,6 +162,14 @@ def train(
 )
 @click.option("--games", type=click.IntRange(min=0), default=200, show_default=True)
 @click.option("--csp", is_flag=True, help="Also play csp-minprob on the same games.")
+@click.option("--lockstep", is_flag=True, help="Also time all games played in lockstep.")
+@click.option(
+    "--out",
+    "out_json",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Also write the JSON report to this file.",
+)
 @click.option(
     "--plots",
     default=None,
@@ -174,6 +182,8 @@ def evaluate(
     presets: tuple[str, ...],
     games: int,
     csp: bool,
+    lockstep: bool,
+    out_json: str | None,
     plots: str | None,
 ) -> None:
     """Evaluate CHECKPOINT (model file, run directory or 'default'); prints JSON."""
@@ -185,6 +195,11 @@ def evaluate(
         presets=list(presets or PRESET_NAMES),
         games=games,
         csp=csp,
+        lockstep=lockstep,
         plots=plots,
     )
-    click.echo(json.dumps(report, indent=2))
+    text = json.dumps(report, indent=2)
+    if out_json:
+        with open(out_json, "w") as handle:
+            handle.write(text)
+    click.echo(text)
