@@ -102,15 +102,25 @@ def play_lockstep(
 
     Same games and moves as :func:`play_games` with the learner; only the timing differs.
     """
+    from mscsp import PRESETS
+
     from .player import choose_moves
 
+    # Pad each turn's batch to a power of two, so a few compiled shapes serve every turn
+    # without running the full batch for the last few live games; compile them untimed.
+    rows, cols, mines = PRESETS[preset]
+    buckets = [2**k for k in range(batch.bit_length()) if 2**k < batch] + [batch]
+    for size in buckets:
+        learner.probabilities_batch(np.full((size, rows, cols), -1, np.int8), mines)
     wins, t0 = 0, time.perf_counter()
     for start in range(0, games, batch):
         live = [new_game(preset, seed + i) for i in range(start, min(start + batch, games))]
         while live:
-            cells = np.stack([g.view for g in live])
-            probs = learner.probabilities_batch(cells, live[0].mines)
-            for game, p in zip(live, probs, strict=True):
+            size = next(b for b in buckets if b >= len(live))
+            cells = np.full((size, rows, cols), -1, np.int8)
+            cells[: len(live)] = [g.view for g in live]
+            probs = learner.probabilities_batch(cells, mines)
+            for game, p in zip(live, probs[: len(live)], strict=True):
                 play_turn(game, choose_moves(p, game.view, learner.safe_below))
             wins += sum(g.state == "won" for g in live)
             live = [g for g in live if not g.over]
