@@ -111,8 +111,7 @@ def game_positions(spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarr
         cells.append(board.cells)
         probs.append(np.nan_to_num(solution.probabilities, nan=0.0).astype(np.float32))
         layout.append(mine.copy())
-    # The first click always leaves the game running or won, so a won-at-once game is the
-    # only empty one; reshape keeps its arrays stackable.
+    # A game decided by its first click has no positions; reshape keeps its arrays stackable.
     shape = (-1, spec.rows, spec.cols)
     return {
         "cells": np.array(cells, dtype=np.int8).reshape(shape),

@@ -61,6 +61,10 @@ class LearnerPlayer(_PlayerBase):
     Args:
         path: A ``model.msgpack`` file, a run directory, or ``"default"``.
         safe_below: Predicted probability under which cells are revealed in bulk.
+
+    Attributes:
+        predict: Jit-compiled ``encoded batch -> probabilities`` (see
+            :func:`learners.train.make_predict`).
     """
 
     name: ClassVar[str] = "learner"
@@ -70,12 +74,12 @@ class LearnerPlayer(_PlayerBase):
 
         self.path = resolve(path)
         self.model, self.config, self.meta = load_model(self.path)
-        self._predict = make_predict(self.model)
+        self.predict = make_predict(self.model)
         self.safe_below = safe_below
 
     def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
         """Predicted mine probabilities for a batch of same-size positions."""
-        return np.asarray(self._predict(encode(cells, mines)))
+        return np.asarray(self.predict(encode(cells, mines)))
 
     def probabilities(self, board: Any) -> np.ndarray:
         """Predicted mine probabilities of one :class:`mscsp.Board` (rows x cols)."""

@@ -210,41 +210,41 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         }
         return {"step": step, "split": "val", **row}
 
-    metrics = (out / METRICS_FILE).open("a")
-    t0, losses = time.time(), []
-    for step in range(start, cfg.steps):
-        rng = np.random.default_rng([cfg.seed, step])
-        x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng)
-        losses.append(float(train_step(model, optimizer, x, y, mask)))
-        done = step + 1
-        if done % 50 == 0 or done == cfg.steps:
-            row = {
-                "step": done,
-                "split": "train",
-                "loss": float(np.mean(losses)),
-                "lr": float(schedule(done)),
-                "elapsed": time.time() - t0,
-            }
-            metrics.write(json.dumps(row) + "\n")
-            losses = []
-        if done % cfg.eval_every == 0 or done == cfg.steps:
-            row = evaluate(done)
-            metrics.write(json.dumps(row) + "\n")
-            metrics.flush()
-            log(
-                " ".join(
-                    f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+    # Line-buffered so the log can be followed while training runs.
+    with (out / METRICS_FILE).open("a", buffering=1) as metrics:
+        t0, losses = time.time(), []
+        for step in range(start, cfg.steps):
+            rng = np.random.default_rng([cfg.seed, step])
+            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng)
+            losses.append(float(train_step(model, optimizer, x, y, mask)))
+            done = step + 1
+            if done % 50 == 0 or done == cfg.steps:
+                row = {
+                    "step": done,
+                    "split": "train",
+                    "loss": float(np.mean(losses)),
+                    "lr": float(schedule(done)),
+                    "elapsed": time.time() - t0,
+                }
+                metrics.write(json.dumps(row) + "\n")
+                losses = []
+            if done % cfg.eval_every == 0 or done == cfg.steps:
+                row = evaluate(done)
+                metrics.write(json.dumps(row) + "\n")
+                log(
+                    " ".join(
+                        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in row.items()
+                    )
                 )
-            )
-            save_model(
-                out / MODEL_FILE,
-                model,
-                model_config,
-                {"train": asdict(cfg) | {"data": list(cfg.data)}, "step": done},
-            )
-            opt_state = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(optimizer)))
-            _write(state_path, serialization.msgpack_serialize(opt_state))
-    metrics.close()
+                save_model(
+                    out / MODEL_FILE,
+                    model,
+                    model_config,
+                    {"train": asdict(cfg) | {"data": list(cfg.data)}, "step": done},
+                )
+                opt_state = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(optimizer)))
+                _write(state_path, serialization.msgpack_serialize(opt_state))
     plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
     return out
 
