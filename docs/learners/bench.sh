@@ -16,7 +16,11 @@ $T --model mlp-window --labels exact --steps 300 $D --out runs/mlp-window-exact
 $T --model mlp-board --labels exact --steps 300 --data runs/data/beginner --out runs/mlp-board-exact
 mscsp learn train --batch 32 --eval-every 1000 --model resnet --labels exact --steps 5000 $D \
     --out runs/resnet-long
-cp runs/resnet-long/model.msgpack learners/weights/default.msgpack
+# (runs/resnet-long at 5000 steps was evaluated as below into docs/learners/resnet-5k-*.json)
+cp -r runs/resnet-long runs/resnet-long2  # warm restart: resume under a 10000-step schedule
+mscsp learn train --batch 32 --eval-every 1000 --model resnet --labels exact --steps 10000 $D \
+    --out runs/resnet-long2
+cp runs/resnet-long2/model.msgpack learners/weights/default.msgpack
 # 3. Evaluation (held-out games of the shards; games from seed 1000000).
 python -c '
 import json
