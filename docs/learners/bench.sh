@@ -38,3 +38,13 @@ for m in resnet-exact resnet-mines cnn-seed-exact logistic-exact mlp-window-exac
 done
 mscsp learn eval runs/mlp-board-exact --data runs/data/beginner --preset beginner --games 300 \
     --out docs/learners/mlp-board-exact.json
+# 4. Bulk-reveal cut-off of the player, on games not used above (seeds from 2000000).
+python -c '
+from learners.evaluate import play_games
+from learners.player import LearnerPlayer
+learner = LearnerPlayer("default")
+for preset, n in [("intermediate", 600), ("expert", 400)]:
+    for cut in [0.0, 0.005, 0.02, 0.05, 0.1]:
+        learner.safe_below = cut
+        print(preset, cut, play_games(learner, preset, n, seed=2_000_000))
+'
