@@ -21,6 +21,7 @@ cp -r runs/resnet-long runs/resnet-long2  # warm restart: resume under a 10000-s
 mscsp learn train --batch 32 --eval-every 1000 --model resnet --labels exact --steps 10000 $D \
     --out runs/resnet-long2
 cp runs/resnet-long2/model.msgpack learners/weights/default.msgpack
+# (checked and not shipped: one more restart to 16000 steps, runs/resnet-long3, same evaluation)
 # 3. Evaluation (held-out games of the shards; games from seed 1000000).
 python -c '
 import json
