@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .backends import backends
 from .bench import bench
+from .learn import learn
 from .probs import probs
 
 
@@ -19,3 +20,4 @@ def main() -> None:
 main.add_command(probs)
 main.add_command(backends)
 main.add_command(bench)
+main.add_command(learn)

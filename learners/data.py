@@ -1,0 +1,252 @@
+"""Training positions from real games, labelled with exact CSP probabilities.
+
+A *position* is what a player sees before a move: the cell codes (``int8``, as
+:attr:`mscsp.Game.view`), the total mine count, the exact mine probability of every covered
+cell (:func:`mscsp.solve`) and the true mine layout. Positions come from games played by the
+CSP player (reveal every certain-safe cell, else the least likely mine), so they cover every
+stage of a game the way a strong player meets them.
+
+Shards are ``np.savez_compressed`` files ``shard-00000.npz`` holding one board size each, with
+a JSON ``meta`` entry (preset, size, rule, game seeds, counts). Generation runs shards in
+worker processes and skips shards already on disk, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Cell code for padding outside the board (the game uses -2 for flags, -1 for covered).
+OFF_BOARD = -3
+#: Input channels: covered, numbers 0-8, flag, on-board, remaining-mine density.
+N_CHANNELS = 13
+#: A game is held out for validation when ``seed % VAL_MODULUS == 0``.
+VAL_MODULUS = 10
+
+
+def encode(cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
+    """One-hot network input for a batch of positions of any size.
+
+    Args:
+        cells: ``int8`` codes, shape ``(rows, cols)`` or ``(batch, rows, cols)``; cells equal
+            to :data:`OFF_BOARD` are padding.
+        mines: Total mines per position (scalar or shape ``(batch,)``).
+
+    Returns:
+        ``float32`` array ``(batch, rows, cols, N_CHANNELS)``: covered, 0-8, flag, on-board
+        (so padding differs from an edge) and the density of unflagged mines among covered
+        cells, broadcast over the board.
+    """
+    cells = np.asarray(cells)
+    if cells.ndim == 2:
+        cells = cells[None]
+    mines = np.broadcast_to(np.asarray(mines, dtype=np.float32), cells.shape[:1])
+    codes = np.arange(-1, 9, dtype=np.int8)  # covered, then 0-8
+    onehot = cells[..., None] == codes
+    flag = cells == -2
+    covered = cells == -1
+    on_board = cells != OFF_BOARD
+    left = mines - flag.sum(axis=(1, 2))
+    density = left / np.maximum(covered.sum(axis=(1, 2)), 1)
+    density_map = np.where(on_board, density[:, None, None], 0.0)
+    return np.concatenate(
+        [onehot, flag[..., None], on_board[..., None], density_map[..., None]], axis=-1
+    ).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class GenSpec:
+    """What to generate: board size, mine count and first-click rule."""
+
+    rows: int
+    cols: int
+    mines: int
+    first_click: str = "safe"
+    first_move: str = "corner"
+    preset: str | None = None
+
+    @classmethod
+    def from_preset(cls, name: str, **kwargs: Any) -> GenSpec:
+        from mscsp import PRESETS
+
+        return cls(*PRESETS[name], preset=name, **kwargs)
+
+
+def csp_move(solution: Any) -> list[tuple[int, int]]:
+    """The CSP player's turn: every certain-safe cell, else the least likely mine."""
+    return list(solution.safe) or [solution.best_move]
+
+
+def play_positions(spec: GenSpec, seed: int, backend: Any) -> Iterator[tuple[Any, Any, np.ndarray]]:
+    """Plays one CSP game, yielding ``(board, solution, mine layout)`` before each turn."""
+    from mscsp import Game, solve
+    from mscsp.game import first_move
+
+    game = Game(spec.rows, spec.cols, spec.mines, seed=seed, first_click=spec.first_click)
+    game.reveal(*first_move(spec.first_move, spec.rows, spec.cols))
+    while not game.over:
+        board = game.board()
+        solution = solve(board, backend)
+        yield board, solution, game.mine
+        for r, c in csp_move(solution):
+            if game.over:
+                break
+            game.reveal(r, c)
+
+
+def game_positions(spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarray]:
+    """Every position of one CSP game as arrays (cells, probs, layout)."""
+    cells, probs, layout = [], [], []
+    for board, solution, mine in play_positions(spec, seed, backend):
+        cells.append(board.cells)
+        probs.append(np.nan_to_num(solution.probabilities, nan=0.0).astype(np.float32))
+        layout.append(mine.copy())
+    # A game decided by its first click has no positions; reshape keeps its arrays stackable.
+    shape = (-1, spec.rows, spec.cols)
+    return {
+        "cells": np.array(cells, dtype=np.int8).reshape(shape),
+        "probs": np.array(probs, dtype=np.float32).reshape(shape),
+        "layout": np.array(layout, dtype=bool).reshape(shape),
+        "seed": np.full(len(cells), seed, dtype=np.int64),
+    }
+
+
+def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "dss") -> int:
+    """Plays the games of ``seeds`` and writes their positions to ``path`` atomically.
+
+    Returns:
+        The number of positions written.
+    """
+    from mscsp.backends import get_backend
+
+    counter = get_backend(backend)
+    parts = [game_positions(spec, int(s), counter) for s in seeds]
+    arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    meta = {
+        "preset": spec.preset,
+        "rows": spec.rows,
+        "cols": spec.cols,
+        "mines": spec.mines,
+        "first_click": spec.first_click,
+        "first_move": spec.first_move,
+        "policy": "csp",
+        "backend": backend,
+        "seeds": [int(s) for s in seeds],
+        "games": len(seeds),
+        "positions": int(len(arrays["cells"])),
+    }
+    tmp = f"{path}.tmp.npz"  # savez appends .npz unless present; rename makes it atomic
+    np.savez_compressed(
+        tmp,
+        meta=np.array(json.dumps(meta)),
+        mines=np.full(len(arrays["cells"]), spec.mines, np.int32),
+        **arrays,
+    )
+    os.replace(tmp, path)
+    return meta["positions"]
+
+
+def generate(
+    out_dir: str | Path,
+    spec: GenSpec,
+    games: int,
+    *,
+    games_per_shard: int = 100,
+    seed: int = 0,
+    workers: int | None = None,
+    backend: str = "dss",
+    progress: bool = True,
+) -> list[Path]:
+    """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
+
+    Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards,
+    so a rerun with the same arguments skips finished shards and redoes only missing ones.
+
+    Returns:
+        Paths of all shards of this run.
+    """
+    import click
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for k, start in enumerate(range(0, games, games_per_shard)):
+        path = out / f"shard-{k:05d}.npz"
+        seeds = list(range(seed + start, seed + min(start + games_per_shard, games)))
+        jobs.append((path, seeds))
+    todo = [(p, s) for p, s in jobs if not p.exists()]
+    workers = workers or min(len(todo), os.cpu_count() or 1) or 1
+    sink = sys.stderr if progress else io.StringIO()
+    with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
+        if workers == 1:
+            for p, s in todo:
+                make_shard(spec, s, str(p), backend)
+                bar.update(1)
+        else:
+            # spawn, not fork: the parent may have JAX's threads running.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                futures = [pool.submit(make_shard, spec, s, str(p), backend) for p, s in todo]
+                for future in as_completed(futures):
+                    future.result()
+                    bar.update(1)
+    return [p for p, _ in jobs]
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The JSON metadata of a shard."""
+    with np.load(path) as shard:
+        return json.loads(str(shard["meta"]))
+
+
+@dataclass
+class Positions:
+    """Positions of one board size, in memory."""
+
+    cells: np.ndarray  # int8 (n, rows, cols)
+    mines: np.ndarray  # int32 (n,)
+    probs: np.ndarray  # float32 (n, rows, cols), 0 on revealed cells
+    layout: np.ndarray  # bool (n, rows, cols)
+    seed: np.ndarray  # int64 (n,), the game each position came from
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.cells.shape[1], self.cells.shape[2]
+
+    def take(self, index: np.ndarray) -> Positions:
+        return Positions(*(getattr(self, k)[index] for k in Positions.__dataclass_fields__))
+
+    def split(self) -> tuple[Positions, Positions]:
+        """(train, validation), held out by game so no game feeds both."""
+        val = self.seed % VAL_MODULUS == 0
+        return self.take(~val), self.take(val)
+
+
+def load(dirs: str | Path | Sequence[str | Path]) -> list[Positions]:
+    """Loads every shard under ``dirs``, grouped by board size (one group per size)."""
+    dirs = [dirs] if isinstance(dirs, str | Path) else dirs
+    groups: dict[tuple[int, int], list[dict[str, np.ndarray]]] = {}
+    for d in dirs:
+        for path in sorted(Path(d).glob("shard-*.npz")):
+            with np.load(path) as shard:
+                arrays = {k: shard[k] for k in Positions.__dataclass_fields__}
+            groups.setdefault(arrays["cells"].shape[1:], []).append(arrays)
+    if not groups:
+        raise FileNotFoundError(f"no shard-*.npz files under {', '.join(map(str, dirs))}")
+    return [
+        Positions(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+        for _, parts in sorted(groups.items())
+    ]

@@ -1,0 +1,170 @@
+"""Flax NNX models mapping an encoded position to one mine logit per cell.
+
+Every model takes ``x`` of shape ``(batch, rows, cols, N_CHANNELS)`` (see
+:func:`learners.data.encode`) and returns logits ``(batch, rows, cols)``. All but
+``mlp-board`` are fully convolutional and so accept any board size.
+
+Named configs (:data:`CONFIGS`) are what the CLI and checkpoints refer to; a checkpoint stores
+its config, so :func:`build` can rebuild the model before loading its weights.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from .data import N_CHANNELS
+
+#: Channel of the one-hot input that marks a covered cell, and the first number channel.
+_COVERED, _ZERO, _FLAG = 0, 1, 10
+
+
+class CnnSeed(nnx.Module):
+    """The thesis' best CNN (Table 5.3): 3x3 convolutions of 32 filters, ReLU, 1x1 head."""
+
+    def __init__(self, *, layers: int = 4, filters: int = 32, rngs: nnx.Rngs):
+        widths = [N_CHANNELS] + [filters] * layers
+        self.convs = nnx.List([nnx.Conv(a, b, (3, 3), rngs=rngs) for a, b in pairwise(widths)])
+        self.head = nnx.Conv(filters, 1, (1, 1), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        for conv in self.convs:
+            x = nnx.relu(conv(x))
+        return self.head(x)[..., 0]
+
+
+class ResBlock(nnx.Module):
+    """Two 3x3 convolutions with a skip connection (pre-activation)."""
+
+    def __init__(self, width: int, *, dilation: int = 1, rngs: nnx.Rngs):
+        self.conv1 = nnx.Conv(width, width, (3, 3), kernel_dilation=dilation, rngs=rngs)
+        self.conv2 = nnx.Conv(width, width, (3, 3), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return x + self.conv2(nnx.relu(self.conv1(nnx.relu(x))))
+
+
+class ResNet(nnx.Module):
+    """Fully convolutional residual net: same padding, no pooling, any board size.
+
+    Dilations in later blocks widen the receptive field cheaply, so far-apart constraints
+    along a long frontier can still interact.
+    """
+
+    def __init__(
+        self, *, width: int = 32, blocks: int = 6, dilations: tuple[int, ...] = (1,), rngs: nnx.Rngs
+    ):
+        self.stem = nnx.Conv(N_CHANNELS, width, (3, 3), rngs=rngs)
+        self.blocks = nnx.List(
+            [
+                ResBlock(width, dilation=dilations[i % len(dilations)], rngs=rngs)
+                for i in range(blocks)
+            ]
+        )
+        self.head = nnx.Conv(width, 1, (1, 1), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        x = self.stem(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(nnx.relu(x))[..., 0]
+
+
+def scalar_view(x: jax.Array) -> jax.Array:
+    """The thesis' one-number-per-cell view: 0 off board, -1 covered, -0.5 flag, (n+1)/9."""
+    numbers = jnp.arange(1, 10, dtype=x.dtype) / 9.0
+    value = (x[..., _ZERO : _ZERO + 9] * numbers).sum(-1) - x[..., _COVERED] - 0.5 * x[..., _FLAG]
+    return value[..., None]
+
+
+class MlpWindow(nnx.Module):
+    """The thesis' sliding-window MLP (Table 5.1): the 24 neighbours in a 5x5 window -> 1.
+
+    The first layer is a 5x5 convolution whose centre weight is masked out, i.e. the same
+    dense layer on the 24-cell window applied at every cell; the rest are 1x1 convolutions.
+    Zero padding reads as "off board" in the scalar view.
+    """
+
+    def __init__(self, *, hidden: tuple[int, ...] = (70, 80, 60, 35), rngs: nnx.Rngs):
+        mask = np.ones((5, 5, 1, hidden[0]), np.float32)
+        mask[2, 2] = 0.0
+        self.first = nnx.Conv(1, hidden[0], (5, 5), mask=jnp.asarray(mask), rngs=rngs)
+        self.rest = nnx.List([nnx.Conv(a, b, (1, 1), rngs=rngs) for a, b in pairwise(hidden)])
+        self.head = nnx.Conv(hidden[-1], 1, (1, 1), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        h = nnx.sigmoid(self.first(scalar_view(x)))
+        for layer in self.rest:
+            h = nnx.sigmoid(layer(h))
+        return self.head(h)[..., 0]
+
+
+class MlpBoard(nnx.Module):
+    """The blog's full-board MLP: one-hot board (10 per cell) -> 10n, 20n, 10n, 5n, n.
+
+    Fixed to one board size; the last layer's ``n`` outputs are the per-cell logits.
+    """
+
+    def __init__(self, *, rows: int = 9, cols: int = 9, rngs: nnx.Rngs):
+        self.rows, self.cols = rows, cols
+        n = rows * cols
+        widths = [10 * n, 10 * n, 20 * n, 10 * n, 5 * n, n]
+        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in pairwise(widths)])
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        if x.shape[1:3] != (self.rows, self.cols):
+            raise ValueError(
+                f"mlp-board is built for {self.rows}x{self.cols}, got {x.shape[1]}x{x.shape[2]}"
+            )
+        h = x[..., _COVERED : _ZERO + 9].reshape(x.shape[0], -1)
+        for layer in self.layers[:-1]:
+            h = nnx.relu(layer(h))
+        return self.layers[-1](h).reshape(x.shape[:3])
+
+
+class Logistic(nnx.Module):
+    """Logistic regression on the one-hot 5x5 window around each cell (one 5x5 conv)."""
+
+    def __init__(self, *, window: int = 5, rngs: nnx.Rngs):
+        self.conv = nnx.Conv(N_CHANNELS, 1, (window, window), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.conv(x)[..., 0]
+
+
+_CLASSES = {
+    "cnn-seed": CnnSeed,
+    "resnet": ResNet,
+    "mlp-window": MlpWindow,
+    "mlp-board": MlpBoard,
+    "logistic": Logistic,
+}
+
+#: Named model configs: ``{"model": class name in _CLASSES, **constructor kwargs}``.
+CONFIGS: dict[str, dict[str, Any]] = {
+    "cnn-seed": {"model": "cnn-seed"},
+    # Sized for a shared 2-core CPU (training and play): receptive radius 16 cells.
+    "resnet": {"model": "resnet", "width": 16, "blocks": 6, "dilations": [1, 2]},
+    "mlp-window": {"model": "mlp-window"},
+    "mlp-board": {"model": "mlp-board", "rows": 9, "cols": 9},
+    "logistic": {"model": "logistic"},
+}
+
+
+def build(config: str | dict[str, Any], seed: int = 0) -> nnx.Module:
+    """A freshly initialised model from a config name or dict (as stored in checkpoints)."""
+    config = dict(CONFIGS[config] if isinstance(config, str) else config)
+    cls = _CLASSES[config.pop("model")]
+    if "dilations" in config:
+        config["dilations"] = tuple(config["dilations"])
+    return cls(**config, rngs=nnx.Rngs(seed))
+
+
+def count_params(model: nnx.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(int(np.prod(p.shape)) for p in jax.tree.leaves(nnx.state(model, nnx.Param)))

@@ -1,0 +1,100 @@
+"""The ``learner:PATH`` player: a trained model's probabilities drive the moves.
+
+Each turn it reveals every covered cell the model is confident is safe (predicted mine
+probability below ``safe_below``), safest first; when there is none it reveals the single
+cell with the lowest predicted probability. Inference is jit-compiled once per board size
+and works on batches (:meth:`LearnerPlayer.probabilities_batch`), which the batched
+evaluation loop uses to play many games in lockstep.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .data import encode
+
+try:  # the players package (issue 4) may not be on this branch yet; duck typing suffices
+    from mscsp.players.base import Player as _PlayerBase
+except ImportError:
+    _PlayerBase = object
+
+#: Name of the shipped model: ``learners/weights/default.msgpack``.
+DEFAULT = "default"
+#: Predicted probability under which a cell counts as safe and is revealed without a re-think.
+SAFE_BELOW = 0.02
+
+
+def resolve(path: str) -> Path:
+    """A checkpoint path; ``"default"`` is the model shipped in the package."""
+    if path == DEFAULT:
+        return Path(str(resources.files("learners").joinpath("weights", f"{DEFAULT}.msgpack")))
+    return Path(path)
+
+
+def choose_moves(
+    probs: np.ndarray, cells: np.ndarray, safe_below: float = SAFE_BELOW
+) -> list[tuple[int, int]]:
+    """Cells to reveal given predicted probabilities: confident-safe ones, else the lowest.
+
+    Args:
+        probs: Predicted mine probability per cell (rows x cols).
+        cells: The board's cell codes; only covered cells (-1) are candidates.
+        safe_below: Threshold for a confident-safe cell.
+    """
+    covered = cells == -1
+    if not covered.any():
+        return []
+    p = np.where(covered, probs, np.inf)
+    order = np.argsort(p, axis=None, kind="stable")
+    n_safe = int((p < safe_below).sum())
+    picks = order[: max(n_safe, 1)]
+    return [(int(i) // cells.shape[1], int(i) % cells.shape[1]) for i in picks]
+
+
+class LearnerPlayer(_PlayerBase):
+    """Plays with a trained model's predicted mine probabilities.
+
+    Args:
+        path: A ``model.msgpack`` file, a run directory, or ``"default"``.
+        safe_below: Predicted probability under which cells are revealed in bulk.
+
+    Attributes:
+        predict: Jit-compiled ``encoded batch -> probabilities`` (see
+            :func:`learners.train.make_predict`).
+    """
+
+    name: ClassVar[str] = "learner"
+
+    def __init__(self, path: str = DEFAULT, safe_below: float = SAFE_BELOW):
+        from .train import load_model, make_predict
+
+        self.path = resolve(path)
+        self.model, self.config, self.meta = load_model(self.path)
+        self.predict = make_predict(self.model)
+        self.safe_below = safe_below
+
+    def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
+        """Predicted mine probabilities for a batch of same-size positions."""
+        return np.asarray(self.predict(encode(cells, mines)))
+
+    def probabilities(self, board: Any) -> np.ndarray:
+        """Predicted mine probabilities of one :class:`mscsp.Board` (rows x cols)."""
+        return self.probabilities_batch(board.cells, board.mines)[0]
+
+    def new_game(self) -> None:
+        """Nothing to reset: the player is stateless between turns."""
+
+    def next_moves(
+        self, board: Any, rng: np.random.Generator | None = None
+    ) -> list[tuple[int, int]]:
+        """Cells to reveal this turn, in order (``rng`` is unused: play is deterministic)."""
+        return choose_moves(self.probabilities(board), board.cells, self.safe_below)
+
+
+def make_player(path: str = DEFAULT) -> LearnerPlayer:
+    """Entry point for ``mscsp play --strategy learner:PATH`` (``PATH`` may be ``default``)."""
+    return LearnerPlayer(path)

@@ -1,0 +1,291 @@
+"""Training: jit-compiled AdamW steps on covered cells, periodic eval, logs, checkpoints.
+
+A run directory holds ``model.msgpack`` (config + weights: what players and ``learn eval``
+load), ``train_state.msgpack`` (optimizer state and step, for resuming), ``metrics.jsonl``
+and ``curves.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx, serialization
+
+from .data import Positions, encode, load
+from .models import CONFIGS, build, count_params
+
+MODEL_FILE = "model.msgpack"
+STATE_FILE = "train_state.msgpack"
+METRICS_FILE = "metrics.jsonl"
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run depends on (stored in ``model.msgpack`` for reproducibility)."""
+
+    model: str = "resnet"
+    data: Sequence[str] = field(default_factory=list)
+    out: str = "runs/resnet"
+    labels: str = "exact"  # "exact": CSP probabilities; "mines": the true layout
+    steps: int = 2000
+    batch: int = 64
+    lr: float = 3e-3
+    warmup: int = 100
+    weight_decay: float = 1e-4
+    eval_every: int = 250
+    eval_positions: int = 500
+    seed: int = 0
+
+
+def masked_bce(logits: jax.Array, target: jax.Array, mask: jax.Array) -> jax.Array:
+    """Mean binary cross-entropy over the cells where ``mask`` is true (covered cells)."""
+    loss = optax.sigmoid_binary_cross_entropy(logits, target)
+    return (loss * mask).sum() / jnp.maximum(mask.sum(), 1.0)
+
+
+def targets(positions: Positions, labels: str) -> np.ndarray:
+    """Training targets: exact probabilities or the 0/1 mine layout."""
+    if labels == "exact":
+        return positions.probs
+    if labels == "mines":
+        return positions.layout.astype(np.float32)
+    raise ValueError(f"labels must be 'exact' or 'mines', got {labels!r}")
+
+
+def sample_batch(
+    groups: list[Positions], labels: str, batch: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random batch from one size group (chosen in proportion to its size), randomly flipped.
+
+    Flips are symmetries of Minesweeper, so they are free extra data.
+    """
+    sizes = np.array([len(g) for g in groups], dtype=float)
+    group = groups[rng.choice(len(groups), p=sizes / sizes.sum())]
+    part = group.take(rng.integers(len(group), size=batch))
+    x, y, cells = encode(part.cells, part.mines), targets(part, labels), part.cells
+    for axis in (1, 2):
+        if rng.random() < 0.5:
+            x, y, cells = (np.flip(a, axis) for a in (x, y, cells))
+    return np.ascontiguousarray(x), np.ascontiguousarray(y), cells == -1
+
+
+@nnx.jit
+def train_step(
+    model: nnx.Module, optimizer: nnx.Optimizer, x: jax.Array, y: jax.Array, mask: jax.Array
+) -> jax.Array:
+    """One AdamW step; returns the batch loss."""
+    loss, grads = nnx.value_and_grad(lambda m: masked_bce(m(x), y, mask))(model)
+    optimizer.update(model, grads)
+    return loss
+
+
+def make_predict(model: nnx.Module):
+    """A jit-compiled ``predict(x) -> probabilities`` bound to the model's current weights.
+
+    Splits the model once so calls skip NNX graph bookkeeping (the fast inference path).
+    """
+    graphdef, state = nnx.split(model)
+    fn = jax.jit(lambda s, x: jax.nn.sigmoid(nnx.merge(graphdef, s)(x)))
+    return lambda x: fn(state, x)
+
+
+def predict_positions(predict, positions: Positions, batch: int = 256) -> np.ndarray:
+    """Predicted mine probabilities of every cell of ``positions`` (float32, batched)."""
+    out = [
+        np.asarray(predict(encode(positions.cells[i : i + batch], positions.mines[i : i + batch])))
+        for i in range(0, len(positions), batch)
+    ]
+    return np.concatenate(out)
+
+
+def accuracy(pred: np.ndarray, positions: Positions) -> dict[str, float]:
+    """Agreement of predictions with exact probabilities on covered cells.
+
+    Returns:
+        ``mae`` and ``max_err`` vs exact probabilities, ``logloss_exact`` (cross-entropy
+        against exact probabilities), ``logloss_mines`` (against the true layout), and the
+        exact solver's own ``entropy_exact`` (the floor of ``logloss_exact``).
+    """
+    covered = positions.cells == -1
+    p = np.clip(pred[covered].astype(np.float64), 1e-7, 1 - 1e-7)
+    q = positions.probs[covered].astype(np.float64)
+    m = positions.layout[covered]
+    qc = np.clip(q, 1e-12, 1 - 1e-12)
+    return {
+        "mae": float(np.abs(p - q).mean()),
+        "max_err": float(np.abs(p - q).max()),
+        "logloss_exact": float(-(q * np.log(p) + (1 - q) * np.log(1 - p)).mean()),
+        "logloss_mines": float(-np.where(m, np.log(p), np.log(1 - p)).mean()),
+        "entropy_exact": float(-(q * np.log(qc) + (1 - q) * np.log(1 - qc)).mean()),
+    }
+
+
+def save_model(
+    path: str | Path, model: nnx.Module, config: dict[str, Any], meta: dict[str, Any] | None = None
+) -> None:
+    """Writes config, metadata and weights as one msgpack file (atomically)."""
+    params = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(model, nnx.Param)))
+    blob = {"config": json.dumps(config), "meta": json.dumps(meta or {}), "params": params}
+    _write(path, serialization.msgpack_serialize(blob))
+
+
+def load_model(path: str | Path) -> tuple[nnx.Module, dict[str, Any], dict[str, Any]]:
+    """Rebuilds a model saved by :func:`save_model`; returns ``(model, config, meta)``.
+
+    ``path`` may be the file or a run directory holding ``model.msgpack``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / MODEL_FILE
+    blob = serialization.msgpack_restore(path.read_bytes())
+    config = json.loads(blob["config"])
+    model = build(config)
+    state = nnx.state(model, nnx.Param)
+    nnx.replace_by_pure_dict(state, blob["params"])
+    nnx.update(model, state)
+    return model, config, json.loads(blob["meta"])
+
+
+def _write(path: str | Path, data: bytes) -> None:
+    path = Path(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
+    """Trains ``cfg.model`` on ``cfg.data`` and writes a run directory; returns its path.
+
+    Validation positions are the held-out games (:meth:`Positions.split`). With ``resume``,
+    a run directory that already has a train state continues from its step; batches are
+    drawn from ``rng([seed, step])`` so a resumed run sees the same batches.
+    """
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    splits = [g.split() for g in load(cfg.data)]
+    train_groups = [t for t, _ in splits if len(t)]
+    val_groups = [v.take(np.arange(min(len(v), cfg.eval_positions))) for _, v in splits if len(v)]
+    model_config = dict(CONFIGS[cfg.model])
+    model = build(model_config, seed=cfg.seed)
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, cfg.lr, min(cfg.warmup, cfg.steps // 2), cfg.steps, end_value=cfg.lr * 0.01
+    )
+    tx = optax.chain(
+        optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=cfg.weight_decay)
+    )
+    optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
+    state_path = out / STATE_FILE
+    start = 0
+    if resume and state_path.exists():
+        model, _, _ = load_model(out / MODEL_FILE)
+        optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
+        opt_state = nnx.state(optimizer)
+        nnx.replace_by_pure_dict(opt_state, serialization.msgpack_restore(state_path.read_bytes()))
+        nnx.update(optimizer, opt_state)
+        start = int(optimizer.step[...])
+        log(f"resuming {out} at step {start}")
+    log(
+        f"{cfg.model}: {count_params(model)} params; train "
+        f"{sum(map(len, train_groups))} positions, val {sum(map(len, val_groups))}"
+    )
+
+    def evaluate(step: int) -> dict[str, Any]:
+        predict = make_predict(model)
+        pred = [predict_positions(predict, v) for v in val_groups]
+        per_group = [accuracy(p, v) for p, v in zip(pred, val_groups, strict=True)]
+        weights = np.array([(v.cells == -1).sum() for v in val_groups], dtype=float)
+        row = {
+            k: float(np.average([g[k] for g in per_group], weights=weights))
+            for k in per_group[0]
+            if k != "max_err"
+        }
+        return {"step": step, "split": "val", **row}
+
+    # Line-buffered so the log can be followed while training runs.
+    with (out / METRICS_FILE).open("a", buffering=1) as metrics:
+        t0, losses = time.time(), []
+        for step in range(start, cfg.steps):
+            rng = np.random.default_rng([cfg.seed, step])
+            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng)
+            losses.append(float(train_step(model, optimizer, x, y, mask)))
+            done = step + 1
+            if done % 50 == 0 or done == cfg.steps:
+                row = {
+                    "step": done,
+                    "split": "train",
+                    "loss": float(np.mean(losses)),
+                    "lr": float(schedule(done)),
+                    "elapsed": time.time() - t0,
+                }
+                metrics.write(json.dumps(row) + "\n")
+                losses = []
+            if done % cfg.eval_every == 0 or done == cfg.steps:
+                row = evaluate(done)
+                metrics.write(json.dumps(row) + "\n")
+                log(
+                    " ".join(
+                        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in row.items()
+                    )
+                )
+                save_model(
+                    out / MODEL_FILE,
+                    model,
+                    model_config,
+                    {"train": asdict(cfg) | {"data": list(cfg.data)}, "step": done},
+                )
+                opt_state = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(optimizer)))
+                _write(state_path, serialization.msgpack_serialize(opt_state))
+    plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
+    return out
+
+
+def plot_curves(runs: dict[str, str | Path], png: str | Path) -> None:
+    """Learning curves of one or more runs: train loss, val log-loss and val MAE vs exact.
+
+    Args:
+        runs: Label -> ``metrics.jsonl`` path.
+        png: Output image.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    for label, path in runs.items():
+        rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+        train = [r for r in rows if r["split"] == "train"]
+        val = [r for r in rows if r["split"] == "val"]
+        (line,) = ax1.plot(
+            [r["step"] for r in train],
+            [r["loss"] for r in train],
+            alpha=0.5,
+            label=f"{label}: train loss",
+        )
+        ax1.plot(
+            [r["step"] for r in val],
+            [r["logloss_exact"] for r in val],
+            "o-",
+            c=line.get_color(),
+            label=f"{label}: val log-loss vs exact",
+        )
+        ax2.plot([r["step"] for r in val], [r["mae"] for r in val], "o-", label=label)
+    ax1.set_xlabel("step")
+    ax1.legend(fontsize=7)
+    ax2.set_xlabel("step")
+    ax2.set_ylabel("val MAE vs exact probability")
+    ax2.set_yscale("log")
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,30 @@
+"""``mscsp learn`` stays light: importing mscsp or its CLI never loads JAX."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from mscsp.cli import main
+
+
+def test_import_does_not_load_jax():
+    code = (
+        "import sys, mscsp, mscsp.cli; "
+        "print(any(m in sys.modules for m in ('jax', 'flax', 'optax', 'learners')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_learn_help_lists_commands():
+    res = CliRunner().invoke(main, ["learn", "--help"])
+    assert res.exit_code == 0
+    assert all(cmd in res.output for cmd in ("data", "train", "eval"))
+
+
+def test_data_needs_a_board():
+    res = CliRunner().invoke(main, ["learn", "data", "unused"])
+    assert res.exit_code == 2 and "--preset" in res.output

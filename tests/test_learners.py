@@ -1,0 +1,180 @@
+"""Learners: encoding, models, training, checkpoints, labels, the shipped player."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from click.testing import CliRunner  # noqa: E402
+
+import mscsp  # noqa: E402
+from learners import data, evaluate, models, player, train  # noqa: E402
+from mscsp.cli import main  # noqa: E402
+
+SPEC = data.GenSpec(6, 7, 6)
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("shards")
+    data.generate(out, SPEC, 30, games_per_shard=10, workers=1, progress=False)
+    return str(out)
+
+
+def test_encode_marks_padding_and_density():
+    cells = np.full((3, 4), -1, np.int8)
+    cells[0, 0], cells[0, 1], cells[2, 3] = 2, -2, data.OFF_BOARD
+    x = data.encode(cells, 5)[0]
+    assert x.shape == (3, 4, data.N_CHANNELS)
+    assert x[0, 0, 3] == 1 and x[0, 1, 10] == 1 and x[1, 1, 0] == 1
+    assert x[2, 3].sum() == 0  # padding: no state, off board, no density
+    assert x[1, 1, 12] == pytest.approx(4 / 9)  # 4 unflagged mines over 9 covered cells
+
+
+@pytest.mark.parametrize("name", [n for n in models.CONFIGS if n != "mlp-board"])
+@pytest.mark.parametrize("shape", [(5, 7), (16, 30)])
+def test_models_accept_any_size(name, shape):
+    model = models.build(name)
+    out = model(data.encode(np.full((2, *shape), -1, np.int8), 10))
+    assert out.shape == (2, *shape)
+
+
+def test_mlp_board_is_fixed_size():
+    model = models.build("mlp-board")
+    assert model(data.encode(np.full((1, 9, 9), -1, np.int8), 10)).shape == (1, 9, 9)
+    with pytest.raises(ValueError, match="9x9"):
+        model(data.encode(np.full((1, 8, 9), -1, np.int8), 10))
+
+
+def test_labels_equal_solve(shards):
+    backend = mscsp.backends.get_backend("dss")
+    (group,) = data.load(shards)
+    assert group.shape == (6, 7) and len(group) > 30
+    for cells, mines, probs, layout in zip(
+        group.cells, group.mines, group.probs, group.layout, strict=True
+    ):
+        exact = mscsp.solve(mscsp.Board(cells.copy(), int(mines)), backend).probabilities
+        np.testing.assert_allclose(probs, np.nan_to_num(exact), atol=1e-6)
+        assert layout.sum() == mines and not layout[cells >= 0].any()
+    meta = data.read_meta(f"{shards}/shard-00000.npz")
+    assert meta["games"] == 10 and meta["seeds"] == list(range(10))
+
+
+def test_generate_resumes(shards):
+    from pathlib import Path
+
+    before = {p: p.stat().st_mtime_ns for p in Path(shards).glob("*.npz")}
+    data.generate(shards, SPEC, 30, games_per_shard=10, workers=1, progress=False)
+    assert {p: p.stat().st_mtime_ns for p in Path(shards).glob("*.npz")} == before
+
+
+@pytest.mark.parametrize("labels", ["exact", "mines"])
+def test_training_lowers_loss(shards, labels):
+    import optax
+    from flax import nnx
+
+    (group,) = data.load(shards)
+    model = models.build("cnn-seed")
+    optimizer = nnx.Optimizer(model, optax.adam(3e-3), wrt=nnx.Param)
+    x, y, mask = train.sample_batch([group], labels, 64, np.random.default_rng(0))
+    first = float(train.masked_bce(model(x), y, mask))
+    for _ in range(30):
+        train.train_step(model, optimizer, x, y, mask)
+    assert float(train.masked_bce(model(x), y, mask)) < first
+
+
+def test_train_run_saves_resumes_and_round_trips(shards, tmp_path):
+    cfg = train.TrainConfig(
+        model="logistic",
+        data=[shards],
+        out=str(tmp_path),
+        steps=4,
+        batch=8,
+        eval_every=2,
+        eval_positions=20,
+    )
+    train.train(cfg, log=lambda _: None)
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows if r["split"] == "val"] == [2, 4]
+    assert (tmp_path / "curves.png").exists()
+    cfg.steps = 6
+    train.train(cfg, log=lambda _: None)
+    model, config, meta = train.load_model(tmp_path)
+    assert meta["step"] == 6 and config["model"] == "logistic"
+    path = tmp_path / "copy.msgpack"
+    train.save_model(path, model, config)
+    again, _, _ = train.load_model(path)
+    x = data.encode(data.load(shards)[0].cells[:5], SPEC.mines)
+    np.testing.assert_array_equal(np.asarray(model(x)), np.asarray(again(x)))
+
+
+def test_choose_moves_prefers_confident_safe_cells():
+    cells = np.array([[-1, -1, 1], [-1, -1, 1]], np.int8)
+    probs = np.array([[0.5, 0.001, 0.0], [0.01, 0.3, 0.0]])
+    assert player.choose_moves(probs, cells) == [(0, 1), (1, 0)]
+    assert player.choose_moves(probs + 0.1, cells) == [(0, 1)]
+
+
+def test_shipped_model_plays_a_game():
+    learner = player.make_player("default")
+    assert learner.name == "learner"
+    result = evaluate.play_games(learner, "beginner", 2)
+    assert result["games"] == 2 and 0 <= result["wins"] <= 2
+    csp = evaluate.play_games(evaluate.CspPlayer(), "beginner", 2)
+    assert csp["games"] == 2
+
+
+def test_wilson_interval():
+    lo, hi = evaluate.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+
+
+def test_cli_data_train_eval(tmp_path):
+    runner = CliRunner()
+    d, run = str(tmp_path / "d"), str(tmp_path / "run")
+    res = runner.invoke(
+        main,
+        [
+            "learn",
+            "data",
+            d,
+            "--size",
+            "5x6",
+            "--mines",
+            "4",
+            "--games",
+            "20",
+            "--games-per-shard",
+            "10",
+            "--workers",
+            "1",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(
+        main,
+        [
+            "learn",
+            "train",
+            "--model",
+            "logistic",
+            "--data",
+            d,
+            "--out",
+            run,
+            "--steps",
+            "2",
+            "--batch",
+            "4",
+            "--eval-every",
+            "2",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(main, ["learn", "eval", run, "--data", d, "--games", "0"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["accuracy"]["5x6"]["positions"] > 0
