@@ -89,19 +89,14 @@ def csp_move(solution: Any) -> list[tuple[int, int]]:
 
 def play_positions(spec: GenSpec, seed: int, backend: Any) -> Iterator[tuple[Any, Any, np.ndarray]]:
     """Plays one CSP game, yielding ``(board, solution, mine layout)`` before each turn."""
-    from mscsp import Game, solve
+    from mscsp import Game
     from mscsp.game import first_move
+    from mscsp.positions import solved_positions
 
     game = Game(spec.rows, spec.cols, spec.mines, seed=seed, first_click=spec.first_click)
-    game.reveal(*first_move(spec.first_move, spec.rows, spec.cols))
-    while not game.over:
-        board = game.board()
-        solution = solve(board, backend)
+    start = first_move(spec.first_move, spec.rows, spec.cols)
+    for board, solution in solved_positions(game, start, backend=backend):
         yield board, solution, game.mine
-        for r, c in csp_move(solution):
-            if game.over:
-                break
-            game.reveal(r, c)
 
 
 def game_positions(spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarray]:

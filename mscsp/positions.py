@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import FLAG, Board
 from .game import Game
+from .probabilities import Solution
 from .solver import solve
 
 
-def game_positions(
+def solved_positions(
     game: Game,
     first: tuple[int, int] | None = None,
     *,
     flag_mines: bool = False,
     backend: str | Backend = DEFAULT_BACKEND,
-) -> Iterator[Board]:
-    """Every position of ``game`` at which a solver-driven player decides a move.
+) -> Iterator[tuple[Board, Solution]]:
+    """Every position of ``game`` at which a solver-driven player decides, with its solution.
 
     The player opens ``first`` (default the centre), then repeatedly opens every cell the
     exact probabilities prove safe, or else the least likely mine, until the game ends.
@@ -35,8 +37,8 @@ def game_positions(
     game.reveal(*(first or (game.rows // 2, game.cols // 2)))
     while not game.over:
         board = game.board()
-        yield board
         solution = solve(board, counter)
+        yield board, solution
         if flag_mines:
             for r, c in solution.mines:
                 if game.view[r, c] != FLAG:
@@ -44,6 +46,14 @@ def game_positions(
         for r, c in solution.safe or [solution.best_move]:
             if not game.over:
                 game.reveal(r, c)
+
+
+def game_positions(
+    game: Game, first: tuple[int, int] | None = None, **kwargs: Any
+) -> Iterator[Board]:
+    """The boards of :func:`solved_positions` (same arguments)."""
+    for board, _ in solved_positions(game, first, **kwargs):
+        yield board
 
 
 def sample_positions(
