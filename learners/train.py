@@ -20,6 +20,8 @@ import numpy as np
 import optax
 from flax import nnx, serialization
 
+from mscsp.errors import InvalidInputError
+
 from .data import Positions, encode, load
 from .models import CONFIGS, build, count_params
 
@@ -146,8 +148,13 @@ def load_model(path: str | Path) -> tuple[nnx.Module, dict[str, Any], dict[str, 
     path = Path(path)
     if path.is_dir():
         path = path / MODEL_FILE
-    blob = serialization.msgpack_restore(path.read_bytes())
-    config = json.loads(blob["config"])
+    if not path.is_file():
+        raise InvalidInputError(f"no model checkpoint at {path}")
+    try:
+        blob = serialization.msgpack_restore(path.read_bytes())
+        config = json.loads(blob["config"])
+    except Exception as exc:  # msgpack and JSON raise many kinds; all mean a bad file
+        raise InvalidInputError(f"{path} is not a model checkpoint ({exc})") from None
     model = build(config)
     state = nnx.state(model, nnx.Param)
     nnx.replace_by_pure_dict(state, blob["params"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from mscsp.cli import main
@@ -28,3 +29,14 @@ def test_learn_help_lists_commands():
 def test_data_needs_a_board():
     res = CliRunner().invoke(main, ["learn", "data", "unused"])
     assert res.exit_code == 2 and "--preset" in res.output
+
+
+def test_missing_or_corrupt_checkpoint_is_a_clear_error(tmp_path):
+    pytest.importorskip("jax")
+    bad = tmp_path / "bad.msgpack"
+    bad.write_bytes(b"not a checkpoint")
+    for path in (tmp_path / "missing.msgpack", bad):
+        result = CliRunner().invoke(main, ["learn", "eval", str(path)])
+        assert result.exit_code == 2
+        assert "checkpoint" in result.output
+        assert "Traceback" not in result.output

@@ -10,7 +10,8 @@ import json
 
 import click
 
-from .options import backend_option, seed_option
+from ..errors import BackendUnavailableError
+from .options import backend_option, reports_errors, seed_option
 
 PRESET_NAMES = ("beginner", "intermediate", "expert")
 
@@ -18,6 +19,17 @@ PRESET_NAMES = ("beginner", "intermediate", "expert")
 @click.group()
 def learn() -> None:
     """Learners trained on exact CSP probabilities (needs the 'ml' extra)."""
+
+
+def require_ml() -> None:
+    """Fails with the extra to install when JAX or Flax is missing."""
+    try:
+        import flax  # noqa: F401
+        import jax  # noqa: F401
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"mscsp learn needs the 'ml' extra: pip install 'mscsp[ml]' ({exc})"
+        ) from None
 
 
 @learn.command()
@@ -47,6 +59,7 @@ def learn() -> None:
 )
 @seed_option
 @backend_option()
+@reports_errors
 def data(
     out_dir: str,
     preset: str | None,
@@ -60,6 +73,7 @@ def data(
     backend: str,
 ) -> None:
     """Play CSP games and write their positions with exact labels to OUT_DIR (resumable)."""
+    require_ml()
     from learners.data import GenSpec, generate, read_meta
 
     if preset:
@@ -111,6 +125,7 @@ def data(
 @click.option("--eval-every", type=click.IntRange(min=1), default=250, show_default=True)
 @click.option("--fresh", is_flag=True, help="Ignore a saved train state instead of resuming.")
 @seed_option
+@reports_errors
 def train(
     model: str,
     data_dirs: tuple[str, ...],
@@ -124,6 +139,7 @@ def train(
     seed: int,
 ) -> None:
     """Train a model; resumes from the run directory's saved state unless --fresh."""
+    require_ml()
     from learners.models import CONFIGS
     from learners.train import TrainConfig
     from learners.train import train as run
@@ -176,6 +192,7 @@ def train(
     type=click.Path(file_okay=False),
     help="Directory for the reliability diagram PNG.",
 )
+@reports_errors
 def evaluate(
     checkpoint: str,
     data_dirs: tuple[str, ...],
@@ -187,6 +204,7 @@ def evaluate(
     plots: str | None,
 ) -> None:
     """Evaluate CHECKPOINT (model file, run directory or 'default'); prints JSON."""
+    require_ml()
     from learners.evaluate import evaluate_checkpoint
 
     report = evaluate_checkpoint(
