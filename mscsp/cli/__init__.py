@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .play import play
 from .probs import probs
 
 
@@ -15,3 +16,4 @@ def main() -> None:
 
 
 main.add_command(probs)
+main.add_command(play)
