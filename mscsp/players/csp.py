@@ -18,11 +18,34 @@ from abc import abstractmethod
 
 import numpy as np
 
-from ..backends import get_backend
+from ..backends import Backend, get_backend
 from ..board import Board, neighbour_counts
-from ..probabilities import Solution
-from ..solver import solve
+from ..constraints import Component, ComponentCount, build_system
+from ..probabilities import Solution, combine
+from ..reduce import reduce_system
 from .base import Cell, MineMemory, Player, cells_of
+
+
+class CachedBackend(Backend):
+    """Remembers the counts of components already seen in this game.
+
+    A guess usually changes one component; the others come back unchanged on the next
+    solve, and their counts (which depend on group sizes and constraints only) are reused.
+    """
+
+    name = "cached"
+
+    def __init__(self, inner: Backend):
+        super().__init__()
+        self.inner = inner
+        self.cache: dict[tuple, ComponentCount] = {}
+
+    def count(self, component: Component) -> ComponentCount:
+        key = (component.sizes, component.constraints)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self.inner.count(component)
+        return found
 
 
 class CspPlayer(Player):
@@ -33,11 +56,12 @@ class CspPlayer(Player):
     """
 
     def __init__(self, backend: str = "dss"):
-        self.backend = get_backend(backend)
+        self.backend = CachedBackend(get_backend(backend))
         self.memory = MineMemory()
 
     def new_game(self) -> None:
         self.memory.reset()
+        self.backend.cache.clear()
 
     def infer(self, board: Board) -> tuple[list[Cell], Solution | None]:
         """Certain-safe cells, or ``([], solution)`` when a guess is needed.
@@ -47,7 +71,17 @@ class CspPlayer(Player):
         safe = self.memory.single_point(board)
         if safe:
             return safe, None
-        solution = solve(self.memory.flagged(board), self.backend)
+        # solve() step by step, so that cells propagation alone proves safe skip the counting.
+        flagged = self.memory.flagged(board)
+        system = build_system(flagged)
+        reduction = reduce_system(system)
+        safe = sorted(c for g, x in reduction.fixed if x == 0 for c in system.cells[g])
+        if safe:
+            self.memory.add([c for g, x in reduction.fixed
+                             if x == system.sizes[g] for c in system.cells[g]])
+            return safe, None
+        counts = [self.backend.count(component) for component in reduction.components]
+        solution = combine(flagged, system, reduction, counts)
         self.memory.add(solution.mines)
         return solution.safe, solution
 
