@@ -77,8 +77,9 @@ class CspPlayer(Player):
         reduction = reduce_system(system)
         safe = sorted(c for g, x in reduction.fixed if x == 0 for c in system.cells[g])
         if safe:
-            self.memory.add([c for g, x in reduction.fixed
-                             if x == system.sizes[g] for c in system.cells[g]])
+            self.memory.add(
+                [c for g, x in reduction.fixed if x == system.sizes[g] for c in system.cells[g]]
+            )
             return safe, None
         counts = [self.backend.count(component) for component in reduction.components]
         solution = combine(flagged, system, reduction, counts)
