@@ -167,17 +167,22 @@ def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell
 
 
 def forced_pair(board: Board, solution: Solution) -> Cell | None:
-    """A cell of a forced 50/50: two cells, one mine, no other unknown neighbour."""
+    """A cell of a forced 50/50: two cells, one mine, no other unknown neighbour.
+
+    Isolated cells are touched only by numbers whose other neighbours are known, so two of
+    them at probability 1/2 share their numbers: they form one group (one ``CellOdds``) whose
+    mine count is fixed at one, and no later click can tell them apart.
+    """
     rows, cols = board.shape
-    for component, count in solution.components:
-        if component.n_cells != 2 or count.counts[1] != count.total:
+    for odd in solution.odds:
+        cells = odd.cells
+        if isinstance(cells, np.ndarray) or len(cells) != 2 or 2 * odd.num != odd.den:
             continue
-        a, b = (cell for group in component.cells for cell in group)
         isolated = all(
-            board.cells[n] != COVERED or n in (a, b)
-            for cell in (a, b)
+            board.cells[n] != COVERED or n in cells
+            for cell in cells
             for n in neighbours(cell, rows, cols)
         )
         if isolated:
-            return a
+            return cells[0]
     return None
