@@ -230,6 +230,12 @@ class RunLog:
                         done[result.index] = result
         return config, done
 
+    def repair(self) -> None:
+        """Ends a line cut short by an interruption, so appended batches start clean."""
+        with self.path.open("rb+") as handle:
+            if handle.seek(0, 2) and (handle.seek(-1, 2), handle.read(1))[1] != b"\n":
+                handle.write(b"\n")
+
     def start(self, config: RunConfig, games: int) -> None:
         with self.path.open("a") as handle:
             handle.write(
@@ -341,6 +347,7 @@ def run(
     if resume:
         if run_log is None or not run_log.path.exists():
             raise InvalidInputError(f"cannot resume: no log at {log}")
+        run_log.repair()
         logged, done = run_log.read()
         if logged != config:
             raise InvalidInputError(
