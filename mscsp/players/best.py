@@ -75,7 +75,7 @@ class BestPlayer(CspPlayer):
         self,
         backend: str = "dss",
         tolerance: float = 0.05,
-        max_candidates: int = 10,
+        max_candidates: int = 8,
         progress_weight: float = 0.1,
         tree_layouts: int = 30,
     ):
