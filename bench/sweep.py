@@ -39,6 +39,13 @@ def main() -> None:
         default=[1000],
         help="games per cell, one value or one per preset",
     )
+    parser.add_argument(
+        "--step",
+        type=int,
+        nargs="+",
+        default=None,
+        help="round-robin: add this many games per cell and round (per preset)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("bench/results"))

@@ -1,0 +1,87 @@
+"""Markdown tables for docs/results.md from the sweep logs and the speed log.
+
+PYTHONPATH=. python bench/report.py > /tmp/tables.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from mscsp.game import PRESETS
+from mscsp.harness import RunLog, Tally
+from mscsp.players import PLAYERS
+
+RULES = ("classic", "modern")
+
+
+def win_table(results: Path) -> str:
+    head = "| strategy | " + " | ".join(f"{p} {r}" for p in PRESETS for r in RULES) + " |"
+    lines = [head, "|" + " --- |" * (1 + 2 * len(PRESETS))]
+    for strategy in PLAYERS:
+        cells = []
+        for preset in PRESETS:
+            for rule in RULES:
+                log = results / f"{strategy}_{preset}_{rule}.jsonl"
+                if not log.exists():
+                    cells.append("-")
+                    continue
+                _, done = RunLog(log).read()
+                s = Tally(done.values()).summary()
+                cells.append(
+                    f"**{100 * s.win_rate:.2f}** ({100 * s.ci_low:.2f}-"
+                    f"{100 * s.ci_high:.2f}), n={s.games}"
+                )
+        lines.append(f"| `{strategy}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def detail_table(results: Path) -> str:
+    lines = [
+        "| strategy | preset | rule | games | cleared | moves | guesses | ms/game |",
+        "|" + " --- |" * 8,
+    ]
+    for strategy in PLAYERS:
+        for preset in PRESETS:
+            for rule in RULES:
+                log = results / f"{strategy}_{preset}_{rule}.jsonl"
+                if log.exists():
+                    s = Tally(RunLog(log).read()[1].values()).summary()
+                    lines.append(
+                        f"| `{strategy}` | {preset} | {rule} | {s.games} | "
+                        f"{100 * s.cleared:.1f} % | {s.moves:.1f} | {s.guesses:.2f} | "
+                        f"{1000 * s.seconds_per_game:.1f} |"
+                    )
+    return "\n".join(lines)
+
+
+def speed_table(path: Path) -> str:
+    if not path.exists():
+        return "(no speed log)"
+    rows = [json.loads(line) for line in path.open()]
+    rate = {(d["strategy"], d["preset"]): d for d in rows}
+    lines = ["| strategy | " + " | ".join(PRESETS) + " |", "|" + " --- |" * (1 + len(PRESETS))]
+    for strategy in PLAYERS:
+        cells = [
+            f"{rate[(strategy, p)]['games_per_s']:.1f}" if (strategy, p) in rate else "-"
+            for p in PRESETS
+        ]
+        lines.append(f"| `{strategy}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=Path("bench/results"))
+    args = parser.parse_args()
+    print("## Win rates\n")
+    print(win_table(args.results))
+    print("\n## Details\n")
+    print(detail_table(args.results))
+    print("\n## Speed (games per second, one core)\n")
+    print(speed_table(args.results / "speed.jsonl"))
+
+
+if __name__ == "__main__":
+    main()
