@@ -50,28 +50,37 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     args = parser.parse_args()
-    games = dict(
-        zip(
-            args.presets,
-            args.games * len(args.presets) if len(args.games) == 1 else args.games,
-            strict=True,
-        )
-    )
+    games = per_preset(args.presets, args.games)
+    step = per_preset(args.presets, args.step or args.games)
     args.out.mkdir(parents=True, exist_ok=True)
-    for strategy in args.strategies:
-        for preset in args.presets:
-            for rule in args.rules:
-                config = cell_config(strategy, preset, rule, args.seed)
-                log = args.out / f"{strategy}_{preset}_{rule}.jsonl"
-                summary = run(
-                    config, games[preset], workers=args.workers, log=log, resume=log.exists()
-                )
-                print(
-                    json.dumps(
-                        {"strategy": strategy, "preset": preset, "rule": rule, **summary.to_dict()}
-                    ),
-                    flush=True,
-                )
+    rounds = max(-(-games[p] // step[p]) for p in args.presets)
+    for round_ in range(1, rounds + 1):
+        for strategy in args.strategies:
+            for preset in args.presets:
+                target = min(games[preset], round_ * step[preset])
+                for rule in args.rules:
+                    config = cell_config(strategy, preset, rule, args.seed)
+                    log = args.out / f"{strategy}_{preset}_{rule}.jsonl"
+                    summary = run(
+                        config, target, workers=args.workers, log=log, resume=log.exists()
+                    )
+                    print(
+                        json.dumps(
+                            {
+                                "strategy": strategy,
+                                "preset": preset,
+                                "rule": rule,
+                                **summary.to_dict(),
+                            }
+                        ),
+                        flush=True,
+                    )
+
+
+def per_preset(presets: list[str], values: list[int]) -> dict[str, int]:
+    """One value for every preset, or one value each."""
+    values = values * len(presets) if len(values) == 1 else values
+    return dict(zip(presets, values, strict=True))
 
 
 if __name__ == "__main__":
