@@ -1,5 +1,7 @@
 """Games per second per core for each strategy and preset (one process, classic rule).
 
+Timed in process CPU time, so other load on the machine does not distort it much.
+
 PYTHONPATH=. python bench/speed.py --out bench/results/speed.jsonl
 """
 
@@ -29,9 +31,9 @@ def main() -> None:
             games = games // 5 if strategy == "best" else games
             config = RunConfig(strategy, *PRESETS[preset], seed=args.seed)
             play_batch(config, [games])  # warm-up: imports and caches
-            start = time.perf_counter()
+            start = time.process_time()
             play_batch(config, list(range(games)))
-            rate = games / (time.perf_counter() - start)
+            rate = games / (time.process_time() - start)
             line = json.dumps(
                 {
                     "strategy": strategy,
