@@ -212,10 +212,13 @@ class RunLog:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        #: Games the logged run was started for (set by :meth:`read`).
+        self.planned = 0
 
     def read(self) -> tuple[RunConfig | None, dict[int, GameResult]]:
         """The logged config and the finished games by index."""
         config, done = None, {}
+        self.planned = 0
         with self.path.open() as handle:
             for line in handle:
                 try:
@@ -224,6 +227,7 @@ class RunLog:
                     continue
                 if record.get("type") == "run":
                     config = RunConfig(**record["config"])
+                    self.planned = int(record.get("games", 0))
                 elif record.get("type") == "batch":
                     for row in record["games"]:
                         result = GameResult.from_row(row)

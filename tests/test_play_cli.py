@@ -76,6 +76,8 @@ def test_player_options_and_log_resume(tmp_path):
     resumed = invoke("--resume", str(log), "-n", "6", "--json")
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.output)["games"] == 6
+    # Without -n a resumed run plays the count it was started with.
+    assert json.loads(invoke("--resume", str(log), "--json").output)["games"] == 3
 
 
 def test_errors_have_exit_codes():

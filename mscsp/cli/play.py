@@ -79,7 +79,13 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     show_default=True,
     help="First click: corner, center, random or ROW,COL.",
 )
-@click.option("--games", "-n", type=click.IntRange(min=0), default=1000, show_default=True)
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Games to play [default: 1000, or the resumed run's count].",
+)
 @seed_option
 @click.option(
     "--workers",
@@ -150,10 +156,12 @@ def play(
     cleanly: finished batches are in the log.
     """
     if resume_path is not None:
-        config, _ = RunLog(resume_path).read()
+        resumed = RunLog(resume_path)
+        config, _ = resumed.read()
         if config is None:
             raise InvalidInputError(f"{resume_path} holds no run header")
         log_path = resume_path
+        games = resumed.planned if games is None else games
     else:
         config = RunConfig(
             strategy,
@@ -163,6 +171,7 @@ def play(
             seed=seed,
             options=parse_options(player_options),
         )
+    games = 1000 if games is None else games
     show = sys.stderr.isatty() if progress is None else progress
     bar = click.progressbar(length=games, label="playing", file=sys.stderr) if show else None
 
