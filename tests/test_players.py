@@ -173,6 +173,10 @@ def test_enumerated_layouts_match_exact_count():
         else:
             assert len(found[1]) == weight
             checked += 1
+            move = solve_endgame(board, 200, budget=500)
+            if move is not None:  # winning needs the first click to survive
+                cell, win = move
+                assert 0 < win <= 1 - solve(board).probabilities[cell] + 1e-12
     assert checked > 3
 
 
