@@ -71,6 +71,23 @@ def speed_table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def limited_table(path: Path) -> str:
+    if not path.exists():
+        return "(no limited-traversal log)"
+    lines = [
+        "| preset | strategy | options | games | win rate (95 % CI) | games / CPU s |",
+        "|" + " --- |" * 6,
+    ]
+    for d in map(json.loads, path.open()):
+        options = ", ".join(f"{k}={v}" for k, v in d["options"].items()) or "exact"
+        lines.append(
+            f"| {d['preset']} | `{d['strategy']}` | {options} | {d['games']} | "
+            f"{100 * d['win_rate']:.2f} ({100 * d['ci_low']:.2f}-"
+            f"{100 * d['ci_high']:.2f}) | {d['games_per_cpu_s']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("bench/results"))
@@ -81,6 +98,8 @@ def main() -> None:
     print(detail_table(args.results))
     print("\n## Speed (games per second, one core)\n")
     print(speed_table(args.results / "speed.jsonl"))
+    print("\n## Limited traversal\n")
+    print(limited_table(args.results / "limited.jsonl"))
 
 
 if __name__ == "__main__":
