@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from click.testing import CliRunner
 
@@ -87,3 +88,15 @@ def test_errors_have_exit_codes():
     assert invoke("--first-move", "x", "-n", "1").exit_code == 2
     assert invoke("-o", "novalue", "-n", "1").exit_code == 2
     assert "csp-minprob" in invoke("--help").output
+
+
+def test_ctrl_c_exits_130_pointing_at_the_log(monkeypatch, tmp_path):
+    play_module = sys.modules["mscsp.cli.play"]  # the package attribute is the command
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_module, "run", interrupted)
+    result = invoke("-n", "5", "--log", str(tmp_path / "x.jsonl"))
+    assert result.exit_code == 130
+    assert "--resume" in result.output

@@ -199,6 +199,8 @@ def test_registry_and_errors():
         get_player("nope")
     with pytest.raises(InvalidInputError, match="csp-edge"):
         get_player("csp-edge", bogus=1)
+    with pytest.raises(InvalidInputError, match="heuristic"):
+        get_player("csp-limited", heuristic="nope")
 
 
 def test_learner_spec_loads_lazily(monkeypatch):
