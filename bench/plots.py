@@ -63,7 +63,7 @@ def plot(out: Path, docs: Path) -> None:
     data = [json.loads(line) for line in out.open()]
     for name, (label, _) in sweeps().items():
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        counts = set()
+        counts: dict[int, list[str]] = {}
         for strategy in STRATEGIES:
             rows = sorted(
                 (d for d in data if d["sweep"] == name and d["strategy"] == strategy),
@@ -74,19 +74,20 @@ def plot(out: Path, docs: Path) -> None:
             xs = [d["x"] for d in rows]
             ys = [100 * d["win_rate"] for d in rows]
             err = [
-                [100 * (d["win_rate"] - d["ci_low"]) for d in rows],
-                [100 * (d["ci_high"] - d["win_rate"]) for d in rows],
+                [max(0.0, 100 * (d["win_rate"] - d["ci_low"])) for d in rows],
+                [max(0.0, 100 * (d["ci_high"] - d["win_rate"])) for d in rows],
             ]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=strategy)
-            counts.update(f"{strategy} {d['games']}" for d in rows[:1])
+            counts.setdefault(rows[0]["games"], []).append(strategy)
         ax.set_xlabel(label)
         ax.set_ylabel("win rate (%)")
         ax.set_ylim(0, 100)
         ax.grid(alpha=0.3)
         ax.legend()
+        per_point = "; ".join(f"{n} ({', '.join(names)})" for n, names in sorted(counts.items()))
         ax.set_title(
-            f"safe first click in the corner; games per point: {', '.join(sorted(counts))}"
-            "\n95 % Wilson intervals",
+            f"safe first click in the corner; games per point: {per_point}\n"
+            "bars: 95 % Wilson intervals",
             fontsize=8,
         )
         fig.tight_layout()
