@@ -88,12 +88,38 @@ def limited_table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def paired_table(results: Path, a: str = "best", b: str = "csp-minprob") -> str:
+    """``a`` against ``b`` on the games both played (same seed, same indices)."""
+    lines = [
+        f"| preset | rule | common games | `{a}` wins | `{b}` wins | only `{a}` won | "
+        f"only `{b}` won |",
+        "|" + " --- |" * 7,
+    ]
+    for preset in PRESETS:
+        for rule in RULES:
+            logs = [results / f"{s}_{preset}_{rule}.jsonl" for s in (a, b)]
+            if not all(log.exists() for log in logs):
+                continue
+            done_a, done_b = (RunLog(log).read()[1] for log in logs)
+            common = done_a.keys() & done_b.keys()
+            only_a = sum(done_a[i].won and not done_b[i].won for i in common)
+            only_b = sum(done_b[i].won and not done_a[i].won for i in common)
+            lines.append(
+                f"| {preset} | {rule} | {len(common)} | "
+                f"{sum(done_a[i].won for i in common)} | "
+                f"{sum(done_b[i].won for i in common)} | {only_a} | {only_b} |"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("bench/results"))
     args = parser.parse_args()
     print("## Win rates\n")
     print(win_table(args.results))
+    print("\n## `best` against `csp-minprob` on the same games\n")
+    print(paired_table(args.results))
     print("\n## Details\n")
     print(detail_table(args.results))
     print("\n## Speed (games per second, one core)\n")
