@@ -8,6 +8,7 @@ from .. import __version__
 from .backends import backends
 from .bench import bench
 from .learn import learn
+from .play import play
 from .probs import probs
 
 
@@ -21,3 +22,4 @@ main.add_command(probs)
 main.add_command(backends)
 main.add_command(bench)
 main.add_command(learn)
+main.add_command(play)

@@ -1,0 +1,132 @@
+"""The player interface and the board helpers every strategy shares."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from ..board import COVERED, FLAG, Board
+
+Cell = tuple[int, int]
+
+
+class Player(ABC):
+    """A Minesweeper strategy.
+
+    The harness calls :meth:`new_game` before each game, then :meth:`next_moves` until the
+    game ends, revealing the returned cells one by one (it stops early at a loss or a win).
+
+    Attributes:
+        name: Registry name of the strategy.
+        turn_guesses: Set by :meth:`next_moves`: how many of the returned cells were guesses
+            (cells not known to be safe). The harness sums it; players that do not report it
+            count as never guessing.
+    """
+
+    name: ClassVar[str]
+    turn_guesses: int = 0
+
+    def new_game(self) -> None:  # noqa: B027 - optional hook, deliberately empty
+        """Resets per-game state (optional hook)."""
+
+    @abstractmethod
+    def next_moves(self, board: Board, rng: np.random.Generator) -> list[Cell]:
+        """Cells to reveal this turn, in order (at least one while the game is on)."""
+
+
+def neighbour_sum(a: np.ndarray) -> np.ndarray:
+    """Sum of the 8 neighbours of every cell (``int16``); a faster twin of
+    :func:`mscsp.board.neighbour_sum`, which pads a copy on every call."""
+    a = a.astype(np.int16, copy=False)
+    out = np.zeros(a.shape, dtype=np.int16)
+    # Vertical pass (rows above and below), then the horizontal pass over the column sums.
+    col = a.copy()
+    col[1:] += a[:-1]
+    col[:-1] += a[1:]
+    out += col
+    out[:, 1:] += col[:, :-1]
+    out[:, :-1] += col[:, 1:]
+    out -= a
+    return out
+
+
+def dilate(mask: np.ndarray) -> np.ndarray:
+    """Cells next to at least one cell of ``mask`` (the 8-neighbourhood, excluding itself)."""
+    return neighbour_sum(mask) > 0
+
+
+def cells_of(mask: np.ndarray) -> list[Cell]:
+    """The cells of a boolean mask in row-major order."""
+    return [(int(r), int(c)) for r, c in np.argwhere(mask)]
+
+
+def single_point(cells: np.ndarray, mines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Applies the two single-point rules to a fixpoint (seed 000, section 2.4.1).
+
+    Rule 2 (a number's unknown neighbours are all mines when it still needs that many) runs
+    first until nothing changes; rule 1 (a number already satisfied clears its neighbours)
+    then gives the safe cells. Both rules are applied to every number at once.
+
+    Args:
+        cells: The board's cell codes.
+        mines: Cells known to be mines (flags included); not modified.
+
+    Returns:
+        ``(safe, mines)``: covered cells proven safe, and the enlarged mine mask.
+    """
+    mines = mines | (cells == FLAG)
+    unknown = (cells == COVERED) & ~mines
+    numbers = cells >= 0
+    while True:
+        need = cells - neighbour_sum(mines)
+        open_nb = neighbour_sum(unknown)
+        full = numbers & (open_nb > 0) & (need == open_nb)
+        if not full.any():
+            break
+        new = dilate(full) & unknown
+        mines = mines | new
+        unknown &= ~new
+    clear = numbers & (open_nb > 0) & (need == 0)
+    return dilate(clear) & unknown, mines
+
+
+class MineMemory:
+    """Per-game memory of cells proven to be mines, which the harness never flags.
+
+    Proven mines stay mines, so a player keeps them between turns and solves the board with
+    them flagged: fewer unknowns and fewer constraints. The memory resets itself when the
+    board changes shape or a remembered mine shows up revealed (a new game without
+    :meth:`Player.new_game`).
+    """
+
+    def __init__(self) -> None:
+        self.mines: np.ndarray | None = None
+
+    def reset(self) -> None:
+        self.mines = None
+
+    def known(self, board: Board) -> np.ndarray:
+        """The remembered mine mask, valid for ``board``."""
+        mines = self.mines
+        if mines is None or mines.shape != board.shape or (mines & (board.cells >= 0)).any():
+            mines = self.mines = np.zeros(board.shape, dtype=bool)
+        return mines
+
+    def flagged(self, board: Board) -> Board:
+        """``board`` with every remembered mine flagged."""
+        return Board(np.where(self.known(board), FLAG, board.cells).astype(np.int8), board.mines)
+
+    def add(self, cells: list[Cell]) -> None:
+        for r, c in cells:
+            self.mines[r, c] = True
+
+    def single_point(self, board: Board) -> list[Cell]:
+        """Runs :func:`single_point`, remembers the mines it finds, returns the safe cells."""
+        safe, self.mines = single_point(board.cells, self.known(board))
+        return cells_of(safe)
+
+    def unknown(self, board: Board) -> np.ndarray:
+        """Covered cells not known to be mines."""
+        return (board.cells == COVERED) & ~self.known(board)

@@ -1,0 +1,141 @@
+"""The win-rate harness: determinism, logs and resume, statistics, sanity of win rates."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+
+import pytest
+
+from mscsp.errors import BackendUnavailableError, InvalidInputError
+from mscsp.harness import GameResult, RunConfig, RunLog, Tally, play_batch, run, wilson
+
+
+def outcome(summary):
+    """A summary without its timing, which legitimately varies."""
+    return dataclasses.replace(summary, seconds_per_game=0.0)
+
+
+BEGINNER = RunConfig("csp-minprob", 9, 9, 10, seed=3)
+
+
+def test_same_seed_same_games_whatever_the_workers():
+    one = run(BEGINNER, 10, workers=1)
+    two = run(BEGINNER, 10, workers=2, batch_size=3)
+    assert outcome(one) == outcome(two)
+    other = dataclasses.replace(BEGINNER, seed=4)
+    assert [r.moves for r in play_batch(BEGINNER, range(10))] != [
+        r.moves for r in play_batch(other, range(10))
+    ]
+
+
+def test_games_are_independent_of_batching():
+    together = play_batch(BEGINNER, list(range(6)))
+    apart = play_batch(BEGINNER, [5, 4]) + play_batch(BEGINNER, [0, 1, 2, 3])
+    strip = lambda rs: sorted((r.index, r.won, r.cleared, r.moves, r.guesses) for r in rs)  # noqa: E731
+    assert strip(together) == strip(apart)
+
+
+def test_resume_after_interrupt(tmp_path):
+    log = tmp_path / "run.jsonl"
+    seen = []
+
+    def interrupt(batch, summary):
+        seen.append(len(batch))
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(BEGINNER, 12, log=log, batch_size=4, on_batch=interrupt)
+    config, done = RunLog(log).read()
+    assert config == BEGINNER and sorted(done) == [0, 1, 2, 3]
+    with log.open("a") as handle:
+        handle.write('{"type": "batch", "games": [[9, 1')  # a line cut by the interrupt
+    resumed = run(BEGINNER, 12, log=log, resume=True, batch_size=4)
+    assert outcome(resumed) == outcome(run(BEGINNER, 12))
+    _, done = RunLog(log).read()
+    assert sorted(done) == list(range(12))
+
+
+def test_resume_refuses_a_different_run(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run(BEGINNER, 2, log=log)
+    with pytest.raises(InvalidInputError, match="different run"):
+        run(dataclasses.replace(BEGINNER, seed=9), 4, log=log, resume=True)
+    with pytest.raises(InvalidInputError, match="no log"):
+        run(BEGINNER, 4, log=tmp_path / "missing.jsonl", resume=True)
+
+
+def test_bad_settings_fail_fast():
+    with pytest.raises(InvalidInputError):
+        run(dataclasses.replace(BEGINNER, mines=200), 1)
+    with pytest.raises(InvalidInputError):
+        run(dataclasses.replace(BEGINNER, first_move="20,20"), 1)
+    with pytest.raises(InvalidInputError):
+        run(dataclasses.replace(BEGINNER, strategy="nope"), 1)
+    with pytest.raises(InvalidInputError):
+        run(BEGINNER, 1, executor="threads")
+
+
+def test_wilson_interval():
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_tally_and_result_rows():
+    results = [GameResult(0, True, 1.0, 20, 1, 0.5), GameResult(1, False, 0.5, 10, 2, 1.5)]
+    summary = Tally(results).summary()
+    assert (summary.games, summary.wins, summary.win_rate) == (2, 1, 0.5)
+    assert (summary.cleared, summary.moves, summary.guesses) == (0.75, 15, 1.5)
+    assert summary.seconds_per_game == 1.0
+    assert [GameResult.from_row(r.row()) for r in results] == results
+    json.dumps(summary.to_dict())
+
+
+@pytest.mark.parametrize(
+    ("strategy", "low", "high"),
+    [
+        ("sps", 0.45, 0.9),
+        ("rules", 0.55, 0.95),
+        ("csp-random", 0.65, 0.97),
+        ("csp-minprob", 0.75, 0.99),
+        ("csp-edge", 0.75, 0.99),
+        ("csp-limited", 0.65, 0.99),
+        ("best", 0.75, 0.99),
+    ],
+)
+def test_small_sample_win_rates_are_sane(strategy, low, high):
+    # 80 beginner games: the 95 % interval around the long-run rates (72-93 %) is
+    # about +-9 points, so these bounds flag a broken player, not noise.
+    summary = run(RunConfig(strategy, 9, 9, 10, seed=1), 80)
+    assert low <= summary.win_rate <= high
+    assert 0 < summary.cleared <= 1 and summary.moves > 1
+
+
+def test_modern_rule_opens_at_the_first_click():
+    config = RunConfig("csp-minprob", 9, 9, 10, first_click="opening", first_move="3,3")
+    results = play_batch(config, range(10))
+    assert all(r.cleared >= 9 / 71 for r in results)  # the opening reveals >= 9 cells
+
+
+def test_ray_executor_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(BackendUnavailableError, match=r"mscsp\[ray\]"):
+        run(BEGINNER, 2, executor="ray")
+
+
+@pytest.mark.skipif(
+    not os.environ.get("MSCSP_TEST_RAY"),
+    reason="starts a local Ray runtime (~30 s): set MSCSP_TEST_RAY=1",
+)
+def test_ray_executor_matches_local():
+    ray = pytest.importorskip("ray")
+    try:
+        result = run(BEGINNER, 6, workers=2, executor="ray", batch_size=2)
+    finally:
+        ray.shutdown()
+    assert outcome(result) == outcome(run(BEGINNER, 6))
