@@ -15,12 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .data import encode
+from mscsp.players.base import Player
 
-try:  # the players package (issue 4) may not be on this branch yet; duck typing suffices
-    from mscsp.players.base import Player as _PlayerBase
-except ImportError:
-    _PlayerBase = object
+from .data import encode
 
 #: Name of the shipped model: ``learners/weights/default.msgpack``.
 DEFAULT = "default"
@@ -55,7 +52,7 @@ def choose_moves(
     return [(int(i) // cells.shape[1], int(i) % cells.shape[1]) for i in picks]
 
 
-class LearnerPlayer(_PlayerBase):
+class LearnerPlayer(Player):
     """Plays with a trained model's predicted mine probabilities.
 
     Args:
@@ -95,6 +92,9 @@ class LearnerPlayer(_PlayerBase):
         return choose_moves(self.probabilities(board), board.cells, self.safe_below)
 
 
-def make_player(path: str = DEFAULT) -> LearnerPlayer:
-    """Entry point for ``mscsp play --strategy learner:PATH`` (``PATH`` may be ``default``)."""
-    return LearnerPlayer(path)
+def make_player(path: str = DEFAULT, **options: Any) -> LearnerPlayer:
+    """Entry point for ``mscsp play --strategy learner:PATH`` (``PATH`` may be ``default``).
+
+    ``options`` go to :class:`LearnerPlayer` (e.g. ``safe_below``).
+    """
+    return LearnerPlayer(path, **options)

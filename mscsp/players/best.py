@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import COVERED, FLAG, Board
+from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
-from .base import Cell, cells_of, neighbour_sum
+from .base import Cell, cells_of
 from .csp import CspPlayer
 from .endgame import solve_endgame
 
