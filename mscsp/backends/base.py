@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import time
 from abc import ABC, abstractmethod
+from importlib import metadata
 from typing import Any, ClassVar
 
 from ..constraints import Component, ComponentCount
-from ..errors import BackendUnavailableError, SolverLimitError
+from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
 
 
 class Backend(ABC):
@@ -27,6 +29,12 @@ class Backend(ABC):
     extra: ClassVar[str | None] = None
     exact: ClassVar[bool] = True
     description: ClassVar[str] = ""
+    #: Modules the backend needs, imported only by :meth:`supported` and the backend itself.
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: PyPI distribution whose version :meth:`version` reports (``None``: mscsp itself).
+    distribution: ClassVar[str | None] = None
+    #: Names of the keyword options the backend takes.
+    options_allowed: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
@@ -36,21 +44,34 @@ class Backend(ABC):
                 f"backend {self.name!r} needs its optional packages: "
                 f"pip install 'mscsp[{self.extra}]'"
             )
+        unknown = sorted(set(options) - set(self.options_allowed))
+        if unknown:
+            takes = ", ".join(self.options_allowed) or "none"
+            raise InvalidInputError(
+                f"backend {self.name!r} has no option {', '.join(unknown)} (it takes: {takes})"
+            )
         self.time_limit = time_limit
         self.max_solutions = max_solutions
         self.options = options
 
     @classmethod
     def supported(cls) -> bool:
-        """Whether the backend's packages can be imported here."""
+        """Whether the backend's packages (:attr:`requires`) can be imported here."""
+        try:
+            for module in cls.requires:
+                importlib.import_module(module)
+        except ImportError:
+            return False
         return True
 
     @classmethod
     def version(cls) -> str:
-        """Version of the underlying solver package."""
-        from .. import __version__
+        """Version of the underlying solver package (:attr:`distribution`)."""
+        if cls.distribution is None:
+            from .. import __version__
 
-        return __version__
+            return __version__
+        return metadata.version(cls.distribution)
 
     @abstractmethod
     def count(self, component: Component) -> ComponentCount:

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from ..constraints import Component, ComponentCount
-from ..errors import InvalidInputError, SolverLimitError
+from ..errors import SolverLimitError
 from .base import Backend
 from .tally import GroupTally
 
@@ -48,13 +48,13 @@ class CpSatBackend(Backend):
     name = "cpsat"
     extra = "cpsat"
     description = "OR-Tools CP-SAT enumerate_all_solutions over integer group counts"
+    requires = ("ortools.sat.python.cp_model",)
+    distribution = "ortools"
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
     ):
         super().__init__(time_limit, max_solutions, **options)
-        if options:
-            raise InvalidInputError(f"backend 'cpsat' takes no options ({', '.join(options)})")
         from ortools.sat.python import cp_model
 
         # One solver for every component. Presolve and LP relaxations cost more set-up than
@@ -67,20 +67,6 @@ class CpSatBackend(Backend):
         params.linearization_level = 0
         if time_limit is not None:
             params.max_time_in_seconds = time_limit
-
-    @classmethod
-    def supported(cls) -> bool:
-        try:
-            from ortools.sat.python import cp_model  # noqa: F401
-        except ImportError:
-            return False
-        return True
-
-    @classmethod
-    def version(cls) -> str:
-        import ortools
-
-        return ortools.__version__
 
     def count(self, component: Component) -> ComponentCount:
         from ortools.sat.python import cp_model

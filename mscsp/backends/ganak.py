@@ -26,10 +26,8 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from ..constraints import Component, ComponentCount
-from ..errors import InvalidInputError
 from .base import Backend
 from .cnf import exactly
 
@@ -54,28 +52,8 @@ class GanakBackend(Backend):
     name = "ganak"
     extra = "sat"
     description = "Ganak #SAT on a cell-level CNF, projected counts (no enumeration)"
-
-    def __init__(
-        self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
-    ):
-        super().__init__(time_limit, max_solutions, **options)
-        if options:
-            raise InvalidInputError(f"backend 'ganak' takes no options ({', '.join(options)})")
-
-    @classmethod
-    def supported(cls) -> bool:
-        try:
-            import pyganak  # noqa: F401
-            import pysat.card  # noqa: F401
-        except ImportError:
-            return False
-        return True
-
-    @classmethod
-    def version(cls) -> str:
-        from importlib.metadata import version
-
-        return version("pyganak")
+    requires = ("pyganak", "pysat.card")
+    distribution = "pyganak"
 
     def count(self, component: Component) -> ComponentCount:
         from pyganak import Counter

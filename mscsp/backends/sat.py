@@ -45,6 +45,9 @@ class SatBackend(Backend):
     name = "sat"
     extra = "sat"
     description = "PySAT model enumeration over order-encoded group counts, blocking clauses"
+    requires = ("pysat.solvers", "pysat.card")
+    distribution = "python-sat"
+    options_allowed = ("solver", "encoding")
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
@@ -53,9 +56,6 @@ class SatBackend(Backend):
         from pysat.card import EncType
         from pysat.solvers import SolverNames
 
-        unknown = set(options) - {"solver", "encoding"}
-        if unknown:
-            raise InvalidInputError(f"backend 'sat' has no options {', '.join(sorted(unknown))}")
         self.solver_name = options.get("solver", DEFAULT_SOLVER)
         names = sorted(n for n in vars(SolverNames) if not n.startswith("_"))
         if self.solver_name not in names:
@@ -66,20 +66,6 @@ class SatBackend(Backend):
         if not isinstance(getattr(EncType, encoding, None), int):
             raise InvalidInputError(f"unknown cardinality encoding {encoding!r}")
         self.encoding = getattr(EncType, encoding)
-
-    @classmethod
-    def supported(cls) -> bool:
-        try:
-            import pysat.solvers  # noqa: F401
-        except ImportError:
-            return False
-        return True
-
-    @classmethod
-    def version(cls) -> str:
-        import pysat
-
-        return pysat.__version__
 
     def count(self, component: Component) -> ComponentCount:
         from pysat.solvers import Solver
