@@ -89,7 +89,11 @@ class LearnerPlayer(Player):
         self, board: Any, rng: np.random.Generator | None = None
     ) -> list[tuple[int, int]]:
         """Cells to reveal this turn, in order (``rng`` is unused: play is deterministic)."""
-        return choose_moves(self.probabilities(board), board.cells, self.safe_below)
+        probs = self.probabilities(board)
+        moves = choose_moves(probs, board.cells, self.safe_below)
+        # A turn of confident-safe cells is no guess; the single fallback cell is one.
+        self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
+        return moves
 
 
 def make_player(path: str = DEFAULT, **options: Any) -> LearnerPlayer:

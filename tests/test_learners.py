@@ -178,3 +178,37 @@ def test_cli_data_train_eval(tmp_path):
     res = runner.invoke(main, ["learn", "eval", run, "--data", d, "--games", "0"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["accuracy"]["5x6"]["positions"] > 0
+
+
+def test_learner_player_reports_guesses(monkeypatch):
+    learner = player.make_player("default")
+    board = mscsp.parse_board("mines=1\n1??\n???\n")
+    confident = np.full(board.shape, 0.5)
+    confident[1, 2] = 0.001
+    monkeypatch.setattr(learner, "probabilities", lambda b: confident)
+    assert learner.next_moves(board, None) == [(1, 2)]
+    assert learner.turn_guesses == 0
+    monkeypatch.setattr(learner, "probabilities", lambda b: np.full(board.shape, 0.3))
+    assert len(learner.next_moves(board, None)) == 1
+    assert learner.turn_guesses == 1
+
+
+def test_shipped_model_plays_through_mscsp_play():
+    args = [
+        "play",
+        "--strategy",
+        "learner:default",
+        "--preset",
+        "beginner",
+        "--games",
+        "3",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--json",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index("{") :])
+    assert out["games"] == 3
