@@ -210,5 +210,5 @@ def test_shipped_model_plays_through_mscsp_play():
     ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output[result.output.index("{") :])
+    out = json.loads(result.stdout)
     assert out["games"] == 3
