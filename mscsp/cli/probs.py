@@ -34,7 +34,7 @@ def read_board_text(path: str | None) -> bytes:
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
-@mines_option
+@mines_option("Total mine count, if the board text has no header.")
 @backend_option()
 @time_limit_option(0.0)
 @json_option
