@@ -10,7 +10,8 @@ import click
 import numpy as np
 
 from ..board import parse_board
-from ..errors import InvalidInputError
+from ..contradiction import locate_contradiction
+from ..errors import InconsistentBoardError, InvalidInputError
 from ..render import probability_map
 from ..solver import solve
 from .options import (
@@ -63,7 +64,12 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
-    solution = solve(board, backend=backend, time_limit=time_limit or None)
+    try:
+        solution = solve(board, backend=backend, time_limit=time_limit or None)
+    except InconsistentBoardError as exc:
+        if exc.cell is not None:
+            raise
+        raise InconsistentBoardError(str(exc), locate_contradiction(board)) from None
     if as_json:
         grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
         out = {
