@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -133,3 +134,36 @@ def test_the_named_cell_is_part_of_a_contradiction(positions):
         assert numbers_consistent(mscsp.Board(relaxed, broken.mines))
         checked += 1
     assert checked >= 10
+
+
+def test_a_cell_that_is_not_certain_never_shows_as_certain():
+    from mscsp.probabilities import CellOdds, Solution
+    from mscsp.render import format_probability, probability_map, shown_probabilities
+
+    board = mscsp.parse_board("4x1x1\n1???\n")
+    n = 166653667004497075
+    odds = [
+        CellOdds(((0, 1),), n, n + 2),  # 1 - 1.2e-17: float division gives 1.0
+        CellOdds(((0, 2),), 1, 10**20),  # prints as 0.0000
+        CellOdds(((0, 3),), 0, 1),  # certain safe
+    ]
+    solution = Solution(board, odds)
+    assert solution.probabilities[0, 1] == 1.0 and solution.mines == []
+    shown = shown_probabilities(solution)
+    assert 0.0 < shown[0, 2] < shown[0, 1] < 1.0 and shown[0, 3] == 0.0
+    row = click.unstyle(probability_map(solution)).splitlines()[1].split()
+    assert row == ["0", "1", ">99", "<1", "s"]
+    assert format_probability(solution.probabilities[0, 2]) == "<0.0001"
+    assert format_probability(1 - 1e-9) == ">0.9999"
+    assert format_probability(0.25) == "0.2500"
+
+
+def test_map_has_a_legend_and_small_percentages_are_not_numbers():
+    result = run(["probs", "-"], stdin="6x2x1\n??????\n??????\n")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[1].split()[1:] == ["8%"] * 6  # 1 mine in 12 cells: 8 %, not a revealed 8
+    assert any(line.startswith("covered: mine probability in percent") for line in lines)
+    assert "counted from 0" in result.output
+    plain = run(["probs", "-", "--json"], stdin="6x2x1\n??????\n??????\n")
+    assert json.loads(plain.output)["probabilities"][0][0] == 1 / 12

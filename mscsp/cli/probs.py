@@ -12,7 +12,7 @@ import numpy as np
 from ..board import parse_board
 from ..contradiction import locate_contradiction
 from ..errors import InconsistentBoardError, InvalidInputError
-from ..render import probability_map
+from ..render import format_probability, probability_map, shown_probabilities
 from ..solver import solve
 from .options import (
     backend_option,
@@ -56,7 +56,8 @@ def probs(
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
-    Without FILE, solves a built-in expert position. Cells are (row, col) from 0.
+    Without FILE, solves a built-in expert position. Cells are (row, col) counted from 0;
+    text positions in input errors are line and column counted from 1.
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 4 backend missing, 5 solver limit.
     """
     try:
@@ -71,7 +72,8 @@ def probs(
             raise
         raise InconsistentBoardError(str(exc), locate_contradiction(board)) from None
     if as_json:
-        grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
+        shown = shown_probabilities(solution)
+        grid = np.where(np.isnan(shown), None, shown)
         out = {
             "rows": board.rows,
             "cols": board.cols,
@@ -94,7 +96,7 @@ def probs(
         r, c = solution.best_move
         click.echo(
             f"suggested move: ({r}, {c}), mine probability "
-            f"{solution.exact[(r, c)]} = {solution.probabilities[r, c]:.4f}"
+            f"{solution.exact[(r, c)]} = {format_probability(solution.probabilities[r, c])}"
         )
     if show_exact:
         for (r, c), f in sorted(solution.exact.items()):
