@@ -96,8 +96,8 @@ class Backend(ABC):
 def _check_limits(time_limit: Any, max_solutions: Any) -> None:
     # Checked when the backend is made, so a bad value fails before any work, not mid-run.
     number = isinstance(time_limit, int | float) and not isinstance(time_limit, bool)
-    if time_limit is not None and not (number and math.isfinite(time_limit) and time_limit > 0):
-        raise InvalidInputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}")
+    if time_limit is not None and not (number and math.isfinite(time_limit) and time_limit >= 0):
+        raise InvalidInputError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
     whole = isinstance(max_solutions, int) and not isinstance(max_solutions, bool)
     if max_solutions is not None and not (whole and max_solutions >= 1):
         raise InvalidInputError(f"max_solutions must be an integer >= 1, got {max_solutions!r}")
