@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
+from mscsp.harness import parallel_map
 
 #: Cell code for padding outside the board (the game uses -2 for flags, -1 for covered).
 OFF_BOARD = -3
@@ -253,22 +252,17 @@ def generate(
     # A shard is done when it holds exactly its games; a shorter last shard from a run with
     # fewer games is played again in full.
     todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
-    workers = workers or min(len(todo), os.cpu_count() or 1) or 1
+    workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
     sink = sys.stderr if progress else io.StringIO()
+    jobs_todo = [(spec, s, str(p), backend) for p, s in todo]
     with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
-        if workers == 1:
-            for p, s in todo:
-                make_shard(spec, s, str(p), backend)
-                bar.update(1)
-        else:
-            # spawn, not fork: the parent may have JAX's threads running.
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                futures = [pool.submit(make_shard, spec, s, str(p), backend) for p, s in todo]
-                for future in as_completed(futures):
-                    future.result()
-                    bar.update(1)
+        for _ in parallel_map(_make_shard_args, jobs_todo, workers):
+            bar.update(1)
     return [p for p, _ in jobs]
+
+
+def _make_shard_args(args: tuple[GenSpec, list[int], str, str]) -> int:
+    return make_shard(*args)
 
 
 def _write_json(path: Path, record: dict[str, Any]) -> None:

@@ -345,26 +345,37 @@ def describe_difference(logged: RunConfig, config: RunConfig) -> str:
 
 
 def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which stops them and keeps what is logged.
+    # Workers leave Ctrl-C to the parent, which stops them and keeps what is finished.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def parallel_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:
+    """``func(item)`` for every item, in finishing order, on ``workers`` spawned processes.
+
+    With one worker it runs in this process. Workers ignore Ctrl-C: the parent gets it,
+    stops them at once (unfinished items are lost, finished ones were already yielded) and
+    the ``KeyboardInterrupt`` carries on to the caller.
+    """
+    if workers <= 1:
+        for item in items:
+            yield func(item)
+        return
+    import multiprocessing
+
+    # spawn, not fork: the parent may have threads running (JAX, Ray).
+    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
+    try:
+        yield from pool.imap_unordered(func, items)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _run_processes(
     config: RunConfig, batches: list[list[int]], workers: int
 ) -> Iterator[list[GameResult]]:
-    if workers <= 1:
-        for batch in batches:
-            yield play_batch(config, batch)
-        return
-    import multiprocessing
-
-    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
-    try:
-        yield from pool.imap_unordered(_play_batch_args, [(config, b) for b in batches])
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
+    yield from parallel_map(_play_batch_args, [(config, b) for b in batches], workers)
 
 
 def _play_batch_args(args: tuple[RunConfig, list[int]]) -> list[GameResult]:

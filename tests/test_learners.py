@@ -303,3 +303,41 @@ def test_train_refuses_another_model_before_writing(shards, tmp_path):
     fresh = CliRunner().invoke(main, [*args, "--model", "cnn-seed", "--batch", "8", "--fresh"])
     assert fresh.exit_code == 0, fresh.output
     assert train.load_model(out)[1] == dict(models.CONFIGS["cnn-seed"])
+
+
+def test_data_ctrl_c_stops_the_workers_and_the_rerun_resumes(tmp_path):
+    """A real SIGINT to `learn data --workers 2`, then the same command finishes the job."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = tmp_path / "cut"
+    args = ["--preset", "intermediate", "--games", "16", "--games-per-shard", "2"]
+    command = [sys.executable, "-m", "mscsp", "learn", "data", *args]
+    proc = subprocess.Popen(
+        [*command, "--out", str(out), "--workers", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(out.glob("shard-*.npz")):
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command to resume" in err and "Traceback" not in err
+    assert len(shard_bytes(out)) < 8
+    again = subprocess.run([*command, "--out", str(out)], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    whole = tmp_path / "whole"
+    subprocess.run([*command, "--out", str(whole)], env=env, check=True, capture_output=True)
+    assert shard_bytes(out) == shard_bytes(whole)

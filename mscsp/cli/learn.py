@@ -17,6 +17,7 @@ from .options import (
     FiniteFloat,
     backend_option,
     board_size,
+    exit_interrupted,
     first_click_option,
     mines_option,
     preset_option,
@@ -107,16 +108,19 @@ def data(
 
     spec = GenSpec(rows, cols, mines, first_click=first_click, preset=preset)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
-    generate(
-        out,
-        spec,
-        games,
-        games_per_shard=games_per_shard,
-        seed=seed,
-        workers=workers,
-        backend=backend,
-        progress=sys.stderr.isatty(),
-    )
+    try:
+        generate(
+            out,
+            spec,
+            games,
+            games_per_shard=games_per_shard,
+            seed=seed,
+            workers=workers,
+            backend=backend,
+            progress=sys.stderr.isatty(),
+        )
+    except KeyboardInterrupt:
+        exit_interrupted(f"finished shards are in {out} (run the same command to resume)")
     totals = directory_totals(out)
     click.echo(
         f"{out} holds {totals['shards']} shards, {totals['games']} games, "
@@ -211,7 +215,12 @@ def train(
         eval_every=eval_every,
         seed=seed,
     )
-    click.echo(f"run directory: {run(cfg, resume=not fresh, log=click.echo)}")
+    try:
+        click.echo(f"run directory: {run(cfg, resume=not fresh, log=click.echo)}")
+    except KeyboardInterrupt:
+        exit_interrupted(
+            f"{cfg.out} resumes from its last checkpoint with the same command (without --fresh)"
+        )
 
 
 @learn.command("eval")

@@ -12,7 +12,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -174,6 +174,12 @@ def resume_option(what: str) -> Callable:
     return click.option("--resume", is_flag=True, help=f"Continue the {what} recorded at --out.")
 
 
+def exit_interrupted(hint: str = "") -> NoReturn:
+    """Reports Ctrl-C on one line (with how to continue, if anything can) and exits 130."""
+    click.echo(f"mscsp: interrupted{'; ' + hint if hint else ''}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
 def reports_errors(func: Callable) -> Callable:
     """Turns :class:`MscspError` into a one-line message and its exit code (no traceback)."""
 
@@ -185,7 +191,6 @@ def reports_errors(func: Callable) -> Callable:
             click.echo(f"mscsp: error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("mscsp: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            exit_interrupted()
 
     return wrapper

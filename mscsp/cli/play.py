@@ -13,8 +13,8 @@ from ..errors import InvalidInputError
 from ..harness import EXECUTORS, RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
 from .options import (
-    EXIT_INTERRUPTED,
     board_size,
+    exit_interrupted,
     first_click_option,
     json_option,
     mines_option,
@@ -228,9 +228,7 @@ def play(
     except KeyboardInterrupt:
         if bar is not None:
             bar.__exit__(None, None, None)
-        where = f"; finished games are in {out} (add --resume to continue)" if out else ""
-        click.echo(f"mscsp: interrupted{where}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        exit_interrupted(f"finished games are in {out} (add --resume to continue)" if out else "")
     if bar is not None:
         bar.__exit__(None, None, None)
     if as_json:
