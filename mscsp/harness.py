@@ -282,14 +282,14 @@ class RunLog:
         config, done = None, {}
         self.planned = 0
         try:
-            handle = self.path.open(encoding="utf-8")
+            handle = self.path.open(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InvalidInputError(f"cannot read the log {self.path}: {exc.strerror}") from None
         with handle:
             for lineno, line in enumerate(handle, start=1):
                 try:
                     record = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except json.JSONDecodeError:
                     continue
                 kind = record.get("type") if isinstance(record, dict) else None
                 try:
@@ -425,7 +425,7 @@ def _open_log(
             raise InvalidInputError(
                 f"{run_log.path} records a different run "
                 f"({describe_difference(logged, config)}); resume with the log's settings, "
-                "or start a new log"
+                "or start a new log (--overwrite)"
             )
         run_log.repair()
         if games != run_log.planned:
@@ -433,8 +433,13 @@ def _open_log(
         return done
     if run_log is not None:
         if run_log.exists() and not new_log:
+            logged, _ = run_log.read()
+            if logged is None:
+                raise InvalidInputError(f"{run_log.path} exists and is not a run log")
             raise InvalidInputError(
-                f"{run_log.path} already holds a run; resume it, or ask for a new log to replace it"
+                f"{run_log.path} already holds a run ({logged.strategy}, "
+                f"{logged.rows}x{logged.cols}/{logged.mines}, seed {logged.seed}); resume it "
+                "(--resume) or replace it (--overwrite)"
             )
         run_log.start(config, games, new=True)
     return {}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from click.testing import CliRunner  # noqa: E402
 import mscsp  # noqa: E402
 from learners import data, evaluate, models, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
+from tests.conftest import interrupt_when, repo_env  # noqa: E402
 
 SPEC = data.GenSpec(6, 7, 6)
 
@@ -307,37 +310,19 @@ def test_train_refuses_another_model_before_writing(shards, tmp_path):
 
 def test_data_ctrl_c_stops_the_workers_and_the_rerun_resumes(tmp_path):
     """A real SIGINT to `learn data --workers 2`, then the same command finishes the job."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
-    root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     out = tmp_path / "cut"
     args = ["--preset", "intermediate", "--games", "16", "--games-per-shard", "2"]
     command = [sys.executable, "-m", "mscsp", "learn", "data", *args]
-    proc = subprocess.Popen(
-        [*command, "--out", str(out), "--workers", "2"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    code, err = interrupt_when(
+        [*command, "--out", str(out), "--workers", "2"], lambda: bool(shard_bytes(out))
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if list(out.glob("shard-*.npz")):
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert code == 130, err
     assert "run the same command to resume" in err and "Traceback" not in err
     assert len(shard_bytes(out)) < 8
-    again = subprocess.run([*command, "--out", str(out)], env=env, capture_output=True, text=True)
+    again = subprocess.run(
+        [*command, "--out", str(out)], env=repo_env(), capture_output=True, text=True
+    )
     assert again.returncode == 0, again.stderr
     whole = tmp_path / "whole"
-    subprocess.run([*command, "--out", str(whole)], env=env, check=True, capture_output=True)
+    subprocess.run([*command, "--out", str(whole)], env=repo_env(), check=True)
     assert shard_bytes(out) == shard_bytes(whole)

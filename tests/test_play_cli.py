@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from mscsp.cli import main
 from mscsp.harness import RunLog
+from tests.conftest import interrupt_when, repo_env
 
 
 def invoke(*args):
@@ -150,7 +148,7 @@ def test_learner_without_the_ml_extra_exits_4():
         "main(['play', '-s', 'learner:default', '-n', '1'])"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120
+        [sys.executable, "-c", code], capture_output=True, text=True, env=repo_env(), timeout=120
     )
     assert proc.returncode == 4, proc.stderr
     assert "mscsp[ml]" in proc.stderr and "Traceback" not in proc.stderr
@@ -181,11 +179,6 @@ def test_deprecated_spellings_still_work(tmp_path):
     assert invoke("-n", "2", "--log", str(tmp_path / "x.jsonl")).exit_code == 0
 
 
-def _env() -> dict[str, str]:
-    root = str(Path(__file__).resolve().parents[1])
-    return {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-
 def _games(log: Path) -> list[list]:
     """Every logged game without its timing, by index."""
     _, done = RunLog(log).read()
@@ -197,30 +190,21 @@ def test_ctrl_c_then_resume_equals_an_uninterrupted_run(tmp_path):
     args = ["-s", "csp-minprob", "--preset", "beginner", "-n", "400", "--seed", "4"]
     command = [sys.executable, "-m", "mscsp", "play", *args, "--no-progress", "--json"]
     log = tmp_path / "cut.jsonl"
-    proc = subprocess.Popen(
+    # Ctrl-C once the header and two batches are logged.
+    code, err = interrupt_when(
         [*command, "--out", str(log)],
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        lambda: log.exists() and len(log.read_text().splitlines()) >= 3,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.exists() and len(log.read_text().splitlines()) >= 3:  # header + 2 batches
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    assert code == 130, err
     assert "--resume" in err and "Traceback" not in err
     assert 0 < len(RunLog(log).read()[1]) < 400
     resumed = subprocess.run(
-        [*command, "--out", str(log), "--resume"], env=_env(), capture_output=True, text=True
+        [*command, "--out", str(log), "--resume"], env=repo_env(), capture_output=True, text=True
     )
     assert resumed.returncode == 0, resumed.stderr
     whole = tmp_path / "whole.jsonl"
     straight = subprocess.run(
-        [*command, "--out", str(whole)], env=_env(), capture_output=True, text=True
+        [*command, "--out", str(whole)], env=repo_env(), capture_output=True, text=True
     )
     assert straight.returncode == 0, straight.stderr
     assert _games(log) == _games(whole)
