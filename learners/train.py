@@ -155,10 +155,15 @@ def load_model(path: str | Path) -> tuple[nnx.Module, dict[str, Any], dict[str, 
         config = json.loads(blob["config"])
     except Exception as exc:  # msgpack and JSON raise many kinds; all mean a bad file
         raise InvalidInputError(f"{path} is not a model checkpoint ({exc})") from None
-    model = build(config)
-    state = nnx.state(model, nnx.Param)
-    nnx.replace_by_pure_dict(state, blob["params"])
-    nnx.update(model, state)
+    try:
+        model = build(config)
+        state = nnx.state(model, nnx.Param)
+        nnx.replace_by_pure_dict(state, blob["params"])
+        nnx.update(model, state)
+    except Exception as exc:  # a config that names no model, or weights of another shape
+        raise InvalidInputError(
+            f"{path}: its weights do not fit its model config ({type(exc).__name__}: {exc})"
+        ) from None
     return model, config, json.loads(blob["meta"])
 
 

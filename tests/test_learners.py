@@ -326,3 +326,14 @@ def test_data_ctrl_c_stops_the_workers_and_the_rerun_resumes(tmp_path):
     whole = tmp_path / "whole"
     subprocess.run([*command, "--out", str(whole)], env=repo_env(), check=True)
     assert shard_bytes(out) == shard_bytes(whole)
+
+
+def test_a_checkpoint_whose_weights_do_not_fit_its_config_is_a_clear_error(shards, tmp_path):
+    out = tmp_path / "run"
+    train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
+    model, _, meta = train.load_model(out)
+    bad = tmp_path / "mixed.msgpack"
+    train.save_model(bad, model, dict(models.CONFIGS["cnn-seed"]), meta)
+    result = CliRunner().invoke(main, ["learn", "eval", str(bad), "--games", "0"])
+    assert result.exit_code == 2, result.output
+    assert "do not fit its model config" in result.output and "Traceback" not in result.output

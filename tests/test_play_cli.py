@@ -162,6 +162,7 @@ def test_errors_have_exit_codes():
     assert invoke("--first-move", "x", "-n", "1").exit_code == 2
     assert invoke("-o", "novalue", "-n", "1").exit_code == 2
     assert invoke("--resume", "-n", "1").exit_code == 2
+    assert invoke("--resume", "--overwrite", "--out", "x.jsonl", "-n", "1").exit_code == 2
     assert "csp-minprob" in invoke("--help").output
 
 

@@ -163,6 +163,8 @@ def play(
         size = (rows, cols)
     board = board_size(preset, size, mines)[:3]
     options = parse_options(player_options)
+    if resume and overwrite:
+        raise InvalidInputError("give --resume (continue the log) or --overwrite, not both")
     if resume:
         if out is None:
             raise InvalidInputError("--resume needs the run's log: --out LOG")
