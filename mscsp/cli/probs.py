@@ -9,9 +9,10 @@ from importlib import resources
 import click
 import numpy as np
 
+from ..backends import get_backend
 from ..board import parse_board
 from ..contradiction import locate_contradiction
-from ..errors import InconsistentBoardError, InvalidInputError
+from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..render import format_probability, probability_map, shown_probabilities
 from ..solver import solve
 from .options import (
@@ -65,12 +66,17 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
+    counter = get_backend(backend, time_limit=time_limit or None)
     try:
-        solution = solve(board, backend=backend, time_limit=time_limit or None)
+        solution = solve(board, backend=counter)
     except InconsistentBoardError as exc:
         if exc.cell is not None:
             raise
-        raise InconsistentBoardError(str(exc), locate_contradiction(board)) from None
+        try:
+            cell = locate_contradiction(board, counter)
+        except SolverLimitError:
+            raise exc from None  # no time left to name a cell; the verdict stands
+        raise InconsistentBoardError(str(exc), cell) from None
     if as_json:
         shown = shown_probabilities(solution)
         grid = np.where(np.isnan(shown), None, shown)
