@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, first_move
-from .players import PLAYERS, Player, get_player
+from .players import LEARNER_PREFIX, PLAYERS, Player, get_player
 
 EXECUTORS = ("process", "ray")
 
@@ -57,21 +57,25 @@ class RunConfig:
         Game(self.rows, self.cols, self.mines, first_click=self.first_click)
         if self.first_move != "random":
             first_move(self.first_move, self.rows, self.cols)
-        if self.strategy in PLAYERS:
-            check_player_options(self.strategy, self.options)
+        check_player_options(self.strategy, self.options)
 
 
 def check_player_options(strategy: str, options: dict[str, Any]) -> None:
-    """Checks ``options`` against the keyword arguments of a registry player.
+    """Checks ``options`` against the keyword arguments of the strategy's player class.
 
     A value must have the type of the argument's default; numbers must be finite and not
-    negative, and caps (``max_*``) at least 1.
+    negative, and caps (``max_*``) at least 1. Unknown strategies are left to
+    :func:`~mscsp.players.get_player`, which names the valid ones.
 
     Raises:
         InvalidInputError: Unknown option or bad value (one line, naming both).
     """
-    params = inspect.signature(PLAYERS[strategy].__init__).parameters
-    takes = [n for n, p in params.items() if n != "self" and p.kind is p.POSITIONAL_OR_KEYWORD]
+    cls = _player_class(strategy)
+    if cls is None:
+        return
+    params = inspect.signature(cls.__init__).parameters
+    fixed = {"self", "path"}  # a learner's path comes from its spec
+    takes = [n for n, p in params.items() if n not in fixed and p.kind is p.POSITIONAL_OR_KEYWORD]
     for name, value in options.items():
         if name not in takes:
             raise InvalidInputError(
@@ -96,6 +100,16 @@ def check_player_options(strategy: str, options: dict[str, Any]) -> None:
             raise InvalidInputError(
                 f"option {name} of {strategy!r} must be >= {least}, got {value}"
             )
+
+
+def _player_class(strategy: str) -> type | None:
+    if strategy.startswith(LEARNER_PREFIX):
+        try:  # light: JAX loads only when a model does
+            from learners.player import LearnerPlayer
+        except ImportError:
+            return None
+        return LearnerPlayer
+    return PLAYERS.get(strategy)
 
 
 def _option_kind(default: Any) -> str | None:

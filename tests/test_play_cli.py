@@ -137,6 +137,9 @@ def test_bad_player_options_are_refused_before_the_run(tmp_path):
         assert "Traceback" not in result.output and "max_solutions" in result.output
         assert not (tmp_path / "x").exists()
     assert invoke("-s", "best", "-o", "tolerance=nan", "-n", "1").exit_code == 2
+    for option in ("foo=1", "safe_below=-1", "safe_below=abc"):
+        result = invoke("-s", "learner:default", "-o", option, "-n", "1")
+        assert result.exit_code == 2 and "learner:default" in result.output, result.output
     assert invoke("-s", "csp-limited", "-o", "max_solutions=3", "-n", "1").exit_code == 0
 
 
