@@ -8,6 +8,7 @@ atomically written file, for resuming), ``metrics.jsonl`` and ``curves.png``.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -209,10 +210,17 @@ def check_resume(cfg: TrainConfig, saved: dict[str, Any]) -> None:
         InvalidInputError: One line naming what differs.
     """
     settings = _run_settings(cfg)
+
+    def same(key: str) -> bool:
+        old, new = saved["train"].get(key), settings[key]
+        if key == "data" and isinstance(old, list):  # ./d and d are the same directory
+            return [os.path.normpath(d) for d in old] == [os.path.normpath(d) for d in new]
+        return old == new
+
     differ = [
         f"{k}: {saved['train'].get(k)!r} saved, {settings[k]!r} now"
         for k in RESUME_KEYS
-        if saved["train"].get(k) != settings[k]
+        if not same(k)
     ]
     if saved["model"] != dict(CONFIGS[cfg.model]) and not differ:
         differ.append(f"model {cfg.model!r}: its config changed since the run was saved")
