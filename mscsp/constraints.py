@@ -150,9 +150,9 @@ def build_system(board: Board) -> System:
     if bad.any():
         r, c = (int(v) for v in np.argwhere(bad)[0])
         raise InconsistentBoardError(
-            f"the {int(cells[r, c])} at row {r + 1}, column {c + 1} cannot be satisfied "
-            f"({int(cells[r, c]) - int(need[r, c])} flags and {int(covered_nb[r, c])} covered "
-            "neighbours)"
+            f"the {int(cells[r, c])} cannot be satisfied ({int(cells[r, c]) - int(need[r, c])} "
+            f"flags and {int(covered_nb[r, c])} covered neighbours)",
+            (r, c),
         )
     remaining = board.mines - int(flags.sum())
     if remaining < 0:
