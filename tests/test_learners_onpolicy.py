@@ -204,3 +204,31 @@ def test_cli_dagger_errors_are_one_line(tmp_path):
     assert result.exit_code == 2 and "no model checkpoint" in result.output
     result = runner.invoke(main, ["learn", "dagger", "--out", str(tmp_path), "--beta", "2"])
     assert result.exit_code == 2
+
+
+def test_sweep_trains_each_config_alike_and_resumes(tiny, tmp_path):
+    from learners import sweep
+
+    configs = ["resnet-b3", "resnet-certain"]
+    kwargs = {"steps": 3, "batch": 8, "eval_every": 3}
+    rows = sweep.run_sweep(configs, [str(tiny["base"])], tmp_path, log=lambda _: None, **kwargs)
+    assert [r["config"] for r in rows] == configs
+    assert rows[0]["receptive_radius"] == models.receptive_radius("resnet-b3") == 8
+    assert rows[1]["inputs"] == ["certain"] and rows[1]["params"] > rows[0]["params"]
+    (size,) = rows[0]["accuracy"]
+    assert size == "6x7" and rows[0]["accuracy"][size]["positions"] > 0
+    text = (tmp_path / "sweep.md").read_text()
+    assert all(f"| {c} |" in text for c in configs)
+    stamps = [(tmp_path / c / train.MODEL_FILE).stat().st_mtime_ns for c in configs]
+    again = sweep.run_sweep(configs, [str(tiny["base"])], tmp_path, log=lambda _: None, **kwargs)
+    assert again == rows
+    assert [(tmp_path / c / train.MODEL_FILE).stat().st_mtime_ns for c in configs] == stamps
+
+
+def test_learn_lists_the_new_commands():
+    result = CliRunner().invoke(main, ["learn", "--help"])
+    assert "dagger" in result.output and "sweep" in result.output
+    result = CliRunner().invoke(
+        main, ["learn", "sweep", "--model", "nope", "--data", ".", "--out", "x"]
+    )
+    assert result.exit_code == 2 and "unknown configs" in result.output

@@ -9,6 +9,7 @@ from .backends import backends
 from .bench import bench
 from .learn import learn
 from .learn_dagger import dagger
+from .learn_sweep import sweep
 from .play import play
 from .probs import probs
 
@@ -23,5 +24,6 @@ main.add_command(probs)
 main.add_command(backends)
 main.add_command(bench)
 learn.add_command(dagger)
+learn.add_command(sweep)
 main.add_command(learn)
 main.add_command(play)
