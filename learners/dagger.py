@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -101,7 +102,14 @@ def policy_record(
 
 @cache
 def _learner(checkpoint: str, sha256: str) -> Any:
-    """One loaded learner per worker process and checkpoint (compiled once)."""
+    """One loaded learner per worker process and checkpoint (compiled once).
+
+    A spawned worker (JAX not yet loaded) runs its learner on the CPU: batch-1 inference of
+    a small net is CPU work, and many processes each claiming a GPU would exhaust its memory.
+    The parent process (one worker) keeps whatever device JAX already uses.
+    """
+    if "jax" not in sys.modules:
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
     from .player import LearnerPlayer
 
     if checkpoint_digest(checkpoint) != sha256:
