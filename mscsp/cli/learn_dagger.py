@@ -120,7 +120,7 @@ from .options import (
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="Games to play with each round's model on the preset (0: none).",
+    help="Games to play with each round's model on the preset (0, or a custom board: none).",
 )
 @workers_option()
 @seed_option
