@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import COVERED, FLAG, Board, neighbour_sum
+from .deadline import Deadline
 from .errors import InconsistentBoardError
 
 Cell = tuple[int, int]
@@ -63,34 +64,25 @@ class ComponentCount:
 class System:
     """The whole board as a group-level constraint system, before reductions.
 
-    One constraint per revealed number next to covered cells: ``matrix[c] @ x == targets[c]``
-    where ``x[g]`` is the number of mines in group ``g``.
+    One constraint per revealed number next to covered cells: the mines of its groups sum to
+    the mines the number still needs. Stored sparsely (each constraint lists its groups), so
+    the size grows with the frontier, never with its square.
 
     Attributes:
         sizes: Cells per frontier group.
-        cells: Board cells of each group, row-major.
-        matrix: 0/1 array (constraints x groups): which groups each number touches.
-        targets: Mines each number still needs (flags subtracted).
+        cells: Board cells of each group, row-major; groups are numbered by their first cell.
+        constraints: ``(group indices, mines)`` per number, group indices ascending.
         numbers: ``(row, col)`` of each constraint's number.
         unconstrained: Mask of covered cells next to no revealed number.
         remaining: Mines not yet flagged.
     """
 
-    sizes: np.ndarray
+    sizes: list[int]
     cells: list[tuple[Cell, ...]]
-    matrix: np.ndarray
-    targets: np.ndarray
-    numbers: np.ndarray
+    constraints: list[tuple[tuple[int, ...], int]]
+    numbers: list[Cell]
     unconstrained: np.ndarray
     remaining: int
-
-    @property
-    def constraints(self) -> list[tuple[tuple[int, ...], int]]:
-        """``(group indices, mines)`` per constraint."""
-        return [
-            (tuple(np.flatnonzero(row).tolist()), int(t))
-            for row, t in zip(self.matrix, self.targets, strict=True)
-        ]
 
     @property
     def frontier(self) -> list[Cell]:
@@ -102,36 +94,20 @@ class System:
         return int(np.count_nonzero(self.unconstrained))
 
 
-# The 8 neighbour directions in row-major order, so the first one present in a mask is the
-# top-most, left-most neighbour.
+# The 8 neighbour directions.
 _DIRS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
-def _signature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per 8-bit mask of neighbouring numbers: the anchor direction and the set's shape.
-
-    A cell's group is the set of numbers around it. That set is named exactly by its anchor
-    (its first number in row-major order) and the 15-bit pattern of the others relative to
-    the anchor in the 3x5 window they must lie in.
-    """
-    anchor_dr = np.zeros(256, dtype=np.int64)
-    anchor_dc = np.zeros(256, dtype=np.int64)
-    shape = np.zeros(256, dtype=np.int64)
-    for mask in range(1, 256):
-        present = [d for d in range(8) if mask >> d & 1]
-        dr0, dc0 = _DIRS[present[0]]
-        anchor_dr[mask], anchor_dc[mask] = dr0, dc0
-        for d in present:
-            dr, dc = _DIRS[d]
-            shape[mask] |= 1 << ((dr - dr0) * 5 + (dc - dc0 + 2))
-    return anchor_dr, anchor_dc, shape
-
-
-_ANCHOR_DR, _ANCHOR_DC, _SHAPE = _signature_tables()
-
-
-def build_system(board: Board) -> System:
+def build_system(board: Board, deadline: Deadline | None = None) -> System:
     """States the board's constraints over groups of interchangeable frontier cells.
+
+    The board-wide work (counting covered cells and flags around every number) is numpy;
+    what follows loops over the frontier only, so it costs little on small boards and grows
+    linearly with the frontier on large ones.
+
+    Args:
+        board: The position.
+        deadline: Stops the work with :class:`~mscsp.errors.SolverLimitError` when passed.
 
     Raises:
         InconsistentBoardError: A number has more flags around it than its value, or fewer
@@ -141,7 +117,7 @@ def build_system(board: Board) -> System:
     rows, cols = cells.shape
     covered = cells == COVERED
     flags = cells == FLAG
-    # One neighbour sum gives both counts: covered cells in the low byte, flags above it.
+    # One neighbour sum gives both counts: covered cells in the low nibble, flags above it.
     both = neighbour_sum(covered.view(np.int8) + (flags.view(np.int8) << 4))
     covered_nb = both & 15
     need = cells - (both >> 4)
@@ -154,49 +130,57 @@ def build_system(board: Board) -> System:
             f"({int(cells[r, c]) - int(need[r, c])} flags and {int(covered_nb[r, c])} covered "
             "neighbours)"
         )
-    remaining = board.mines - int(flags.sum())
+    n_flags = int(np.count_nonzero(flags))
+    remaining = board.mines - n_flags
     if remaining < 0:
-        raise InconsistentBoardError(f"{int(flags.sum())} flags but only {board.mines} mines")
+        raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
+    active = numbers & (covered_nb > 0)
+    ar, ac = np.nonzero(active)
+    if not len(ar):  # no frontier: every covered cell is alike
+        return System([], [], [], [], covered, remaining)
 
-    # Work on a padded board so every neighbour index is valid.
+    # (number, covered neighbour) pairs on a padded board, where every neighbour index is
+    # valid; cells are flat indices of the padded board (row-major, like the board's).
     width = cols + 2
-    active = np.zeros((rows + 2, width), dtype=bool)
-    active[1:-1, 1:-1] = numbers & (covered_nb > 0)
     pad_covered = np.zeros((rows + 2, width), dtype=bool)
     pad_covered[1:-1, 1:-1] = covered
-    offsets = np.array([dr * width + dc for dr, dc in _DIRS])
-    numbers_at = np.flatnonzero(active)
-    around = numbers_at[:, None] + offsets
+    around = ((ar + 1) * width + ac + 1)[:, None] + [dr * width + dc for dr, dc in _DIRS]
     number_idx, direction = np.nonzero(pad_covered.ravel()[around])
     pair_cell = around[number_idx, direction]
+    if deadline is not None:
+        deadline.check()
 
-    # Mask of neighbouring numbers per frontier cell (a number in direction d from the cell
-    # sees the cell from direction 7 - d), then an exact group signature from it.
-    frontier, cell_of_pair = np.unique(pair_cell, return_inverse=True)
-    mask = np.zeros(len(frontier), dtype=np.int64)
-    np.bitwise_or.at(mask, cell_of_pair, 1 << (7 - direction))
-    anchor = frontier + _ANCHOR_DR[mask] * width + _ANCHOR_DC[mask]
-    signature = anchor * 32768 + _SHAPE[mask]
-    _, group_of_cell = np.unique(signature, return_inverse=True)
-    n_groups = int(group_of_cell.max()) + 1 if len(frontier) else 0
+    # A cell's group is the set of numbers around it (pairs come number by number, so each
+    # set is listed in ascending order). Groups are numbered by their first cell.
+    seen_by: dict[int, list[int]] = {}
+    for number, cell in zip(number_idx.tolist(), pair_cell.tolist(), strict=True):
+        seen_by.setdefault(cell, []).append(number)
+    frontier = sorted(seen_by)
+    group_of: dict[tuple[int, ...], int] = {}
+    group_cells: list[list[Cell]] = []
+    for cell in frontier:
+        key = tuple(seen_by[cell])
+        g = group_of.setdefault(key, len(group_cells))
+        if g == len(group_cells):
+            group_cells.append([])
+        r, c = divmod(cell, width)
+        group_cells[g].append((r - 1, c - 1))
+    if deadline is not None:
+        deadline.check()
 
-    fr = (frontier // width - 1).tolist()
-    fc = (frontier % width - 1).tolist()
-    group_cells: list[list[Cell]] = [[] for _ in range(n_groups)]
-    for i, g in enumerate(group_of_cell.tolist()):  # frontier is sorted: cells stay row-major
-        group_cells[g].append((fr[i], fc[i]))
-
-    matrix = np.zeros((len(numbers_at), n_groups), dtype=np.int64)
-    matrix[number_idx, group_of_cell[cell_of_pair]] = 1
-    ar, ac = np.nonzero(active[1:-1, 1:-1])
+    members: list[list[int]] = [[] for _ in range(len(ar))]
+    for key, g in group_of.items():
+        for number in key:
+            members[number].append(g)
+    targets = need[ar, ac].tolist()
+    flat = np.array(frontier)
     unconstrained = covered.copy()
-    unconstrained[fr, fc] = False
+    unconstrained[flat // width - 1, flat % width - 1] = False
     return System(
-        sizes=np.bincount(group_of_cell, minlength=n_groups),
-        cells=[tuple(g) for g in group_cells],
-        matrix=matrix,
-        targets=need[ar, ac].astype(np.int64),
-        numbers=np.stack([ar, ac], axis=1),
+        sizes=[len(group) for group in group_cells],
+        cells=[tuple(group) for group in group_cells],
+        constraints=[(tuple(m), t) for m, t in zip(members, targets, strict=True)],
+        numbers=list(zip(ar.tolist(), ac.tolist(), strict=True)),
         unconstrained=unconstrained,
         remaining=remaining,
     )
