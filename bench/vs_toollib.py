@@ -110,9 +110,7 @@ def main() -> None:
     args = parser.parse_args()
     import ms_toollib  # noqa: F401 - fail early when the peer is missing
 
-    records = [
-        r for p in args.presets for r in time_preset(p, args.games, args.seed, args.repeat)
-    ]
+    records = [r for p in args.presets for r in time_preset(p, args.games, args.seed, args.repeat)]
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     header = [
         f"{args.games} games per preset (seeds {args.seed}..), every position, best of "

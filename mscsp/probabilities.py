@@ -12,10 +12,9 @@ import numpy as np
 
 from .board import FLAG, Board, neighbour_counts
 from .constraints import Cell, Component, ComponentCount, System
-from .errors import InconsistentBoardError
 from .deadline import Deadline
+from .errors import InconsistentBoardError
 from .reduce import Reduction
-
 
 #: Below this many coefficient products, polynomials are multiplied term by term; above it,
 #: by one big-integer product (Kronecker substitution), which Python does in sub-quadratic time.
@@ -37,9 +36,7 @@ def multiply(a: Sequence[int], b: Sequence[int]) -> list[int]:
     width = bits // 8 + 1
     packed = _pack(a, width) * _pack(b, width)
     data = packed.to_bytes((len(a) + len(b) - 1) * width, "little")
-    return [
-        int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)
-    ]
+    return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
 
 
 def _pack(coefficients: Sequence[int], width: int) -> int:
@@ -240,9 +237,7 @@ def combine(
             odds.append(CellOdds(cells, num, weight))
     if n_free:
         # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.
-        num = sum(
-            w * f * (left - lowest - s) for s, (w, f) in enumerate(zip(everything, free))
-        )
+        num = sum(w * f * (left - lowest - s) for s, (w, f) in enumerate(zip(everything, free)))
         odds.append(CellOdds(system.unconstrained, num // n_free, weight))
     return Solution(
         board=board,

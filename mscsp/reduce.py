@@ -100,9 +100,7 @@ def propagate(
                         queue.append(other)
 
 
-def open_part(
-    constraints: list[Constraint], lo: list[int], hi: list[int]
-) -> list[Constraint]:
+def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> list[Constraint]:
     """Each constraint on its still-open groups, minus the mines of its fixed groups.
 
     Constraints left without open groups are dropped (propagation checked them).
