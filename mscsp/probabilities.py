@@ -237,7 +237,10 @@ def combine(
             odds.append(CellOdds(cells, num, weight))
     if n_free:
         # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.
-        num = sum(w * f * (left - lowest - s) for s, (w, f) in enumerate(zip(everything, free)))
+        num = sum(
+            w * f * (left - lowest - s)
+            for s, (w, f) in enumerate(zip(everything, free, strict=True))
+        )
         odds.append(CellOdds(system.unconstrained, num // n_free, weight))
     return Solution(
         board=board,
