@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cache, cached_property
 from math import comb
+from types import ModuleType
 
 import numpy as np
 
@@ -17,12 +19,32 @@ from .errors import InconsistentBoardError
 from .reduce import Reduction
 
 #: Below this many coefficient products, polynomials are multiplied term by term; above it,
-#: by one big-integer product (Kronecker substitution), which Python does in sub-quadratic time.
+#: by big-integer products (Kronecker substitution), which Python does in sub-quadratic time.
 _SCHOOLBOOK = 64
 
 
-def multiply(a: Sequence[int], b: Sequence[int]) -> list[int]:
-    """Product of two polynomials given as coefficient lists of non-negative Python integers."""
+@cache
+def _gmpy2() -> ModuleType | None:
+    """``gmpy2`` (GMP's FFT multiplication, extra ``fast``) when installed, else ``None``."""
+    try:
+        return importlib.import_module("gmpy2")
+    except ImportError:
+        return None
+
+
+#: Bits of one factor per big-integer product: the slice between two deadline checks. GMP
+#: multiplies a slice this size in well under a second; Python's Karatsuba needs a smaller one.
+_SLICE_BITS = {True: 1 << 24, False: 1 << 20}
+
+
+def multiply(a: Sequence[int], b: Sequence[int], deadline: Deadline | None = None) -> list[int]:
+    """Product of two polynomials given as coefficient lists of non-negative Python integers.
+
+    Args:
+        a: Coefficients, lowest degree first.
+        b: Coefficients, lowest degree first.
+        deadline: Checked between the slices of a large product.
+    """
     if len(a) * len(b) <= _SCHOOLBOOK:
         out = [0] * (len(a) + len(b) - 1)
         for i, x in enumerate(a):
@@ -32,10 +54,24 @@ def multiply(a: Sequence[int], b: Sequence[int]) -> list[int]:
         return out
     # Pack each polynomial into one integer, a slot of `width` bytes per coefficient; the
     # slots are wide enough for every coefficient of the product, so nothing carries over.
-    bits = max(a).bit_length() + max(b).bit_length() + min(len(a), len(b)).bit_length()
+    if len(a) < len(b):
+        a, b = b, a
+    bits = max(a).bit_length() + max(b).bit_length() + len(b).bit_length()
     width = bits // 8 + 1
-    packed = _pack(a, width) * _pack(b, width)
-    data = packed.to_bytes((len(a) + len(b) - 1) * width, "little")
+    gmpy2 = _gmpy2()
+    factor = _pack(b, width)
+    if gmpy2 is not None:
+        factor = gmpy2.mpz(factor)
+    # The longer factor goes in slices, so a time limit can stop a huge product.
+    step = max(1, _SLICE_BITS[gmpy2 is not None] // (8 * width))
+    total = 0
+    for start in range(0, len(a), step):
+        if deadline is not None:
+            deadline.check()
+        piece = _pack(a[start : start + step], width)
+        product = int(gmpy2.mpz(piece) * factor) if gmpy2 is not None else piece * factor
+        total += product << (8 * width * start)
+    data = total.to_bytes((len(a) + len(b) - 1) * width, "little")
     return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
 
 
@@ -43,13 +79,15 @@ def _pack(coefficients: Sequence[int], width: int) -> int:
     return int.from_bytes(b"".join(x.to_bytes(width, "little") for x in coefficients), "little")
 
 
-def middle_product(b: Sequence[int], g: Sequence[int], n: int) -> list[int]:
+def middle_product(
+    b: Sequence[int], g: Sequence[int], n: int, deadline: Deadline | None = None
+) -> list[int]:
     """``out[j] = sum_t b[t] * g[j + t]`` for ``j < n`` (needs ``len(g) >= n + len(b) - 1``).
 
     The transposed product: if a polynomial ``A`` times ``b`` is paired with weights ``g``
     (``sum_s (A b)[s] g[s]``), ``out`` are the weights that pair with ``A`` alone.
     """
-    full = multiply(b[::-1], g[: n + len(b) - 1])
+    full = multiply(b[::-1], g[: n + len(b) - 1], deadline)
     return full[len(b) - 1 : len(b) - 1 + n]
 
 
@@ -257,7 +295,7 @@ def _product_tree(polys: list[list[int]], deadline: Deadline | None) -> list[lis
         below = levels[-1]
         if deadline is not None:
             deadline.check()
-        up = [multiply(below[i], below[i + 1]) for i in range(0, len(below) - 1, 2)]
+        up = [multiply(below[i], below[i + 1], deadline) for i in range(0, len(below) - 1, 2)]
         if len(below) % 2:
             up.append(below[-1])
         levels.append(up)
@@ -284,7 +322,7 @@ def _weights_down(
                 down.append(parent)
                 continue
             a, b = pair
-            down.append(middle_product(b, parent, len(a)))
-            down.append(middle_product(a, parent, len(b)))
+            down.append(middle_product(b, parent, len(a), deadline))
+            down.append(middle_product(a, parent, len(b), deadline))
         weights = down
     return weights

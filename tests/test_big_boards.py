@@ -6,11 +6,13 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mscsp
+from mscsp import probabilities
 from mscsp.board import Board, neighbour_sum
 from mscsp.cli import main
 from mscsp.errors import SolverLimitError
@@ -37,9 +39,22 @@ def schoolbook(a: list[int], b: list[int]) -> list[int]:
 coefficients = st.lists(st.integers(0, 2**200), min_size=1, max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@pytest.fixture(params=["gmpy2", "pure", "sliced"])
+def big_products(request, monkeypatch):
+    """Each way of multiplying big integers: GMP if installed, pure Python, tiny slices."""
+    if request.param == "gmpy2":
+        pytest.importorskip("gmpy2")
+    if request.param == "pure":
+        monkeypatch.setattr(probabilities, "_gmpy2", lambda: None)
+    if request.param == "sliced":
+        monkeypatch.setattr(probabilities, "_SLICE_BITS", {True: 64, False: 64})
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(coefficients, coefficients)
-def test_multiply_equals_the_schoolbook_product(a, b):
+def test_multiply_equals_the_schoolbook_product(big_products, a, b):
     assert multiply(a, b) == schoolbook(a, b)
 
 
