@@ -6,7 +6,7 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -66,15 +66,20 @@ class System:
 
     One constraint per revealed number next to covered cells: the mines of its groups sum to
     the mines the number still needs. Stored sparsely (each constraint lists its groups), so
-    the size grows with the frontier, never with its square.
+    the size grows with the frontier, never with its square. Cells the single-point rules
+    settle while building (next to a number that needs all or none of its covered cells)
+    form up to two extra groups, listed in :attr:`settled` and in no constraint.
 
     Attributes:
-        sizes: Cells per frontier group.
-        cells: Board cells of each group, row-major; groups are numbered by their first cell.
+        sizes: Cells per group.
+        cells: Board cells of each group, row-major; frontier groups are numbered by their
+            first cell, the settled groups come last.
         constraints: ``(group indices, mines)`` per number, group indices ascending.
         numbers: ``(row, col)`` of each constraint's number.
         unconstrained: Mask of covered cells next to no revealed number.
         remaining: Mines not yet flagged.
+        settled: ``(group, mines)`` of the groups settled while building (all safe: 0 mines;
+            all mines: their size).
     """
 
     sizes: list[int]
@@ -83,6 +88,7 @@ class System:
     numbers: list[Cell]
     unconstrained: np.ndarray
     remaining: int
+    settled: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def frontier(self) -> list[Cell]:
@@ -98,12 +104,31 @@ class System:
 _DIRS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
+def _pair_sum(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour counts of two masks in one :func:`neighbour_sum` (one in each nibble)."""
+    both = neighbour_sum(low.view(np.int8) + (high.view(np.int8) << 4))
+    return both & 15, both >> 4
+
+
+def _check(numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, cells) -> None:
+    bad = numbers & ((need < 0) | (need > open_nb))
+    if bad.any():
+        r, c = (int(v) for v in np.argwhere(bad)[0])
+        raise InconsistentBoardError(
+            f"the {int(cells[r, c])} at row {r + 1}, column {c + 1} cannot be satisfied "
+            f"(it still needs {int(need[r, c])} mines among {int(open_nb[r, c])} open "
+            "neighbours)"
+        )
+
+
 def build_system(board: Board, deadline: Deadline | None = None) -> System:
     """States the board's constraints over groups of interchangeable frontier cells.
 
-    The board-wide work (counting covered cells and flags around every number) is numpy;
-    what follows loops over the frontier only, so it costs little on small boards and grows
-    linearly with the frontier on large ones.
+    The board-wide work is numpy: counting covered cells and flags around every number, and
+    one pass of the single-point rules, which settles most of a real game's frontier (known
+    mines a player never flags, cells next to satisfied numbers). What follows loops over
+    the rest of the frontier only, so it costs little on small boards and grows linearly
+    with the frontier on large ones.
 
     Args:
         board: The position.
@@ -117,27 +142,36 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     rows, cols = cells.shape
     covered = cells == COVERED
     flags = cells == FLAG
-    # One neighbour sum gives both counts: covered cells in the low nibble, flags above it.
-    both = neighbour_sum(covered.view(np.int8) + (flags.view(np.int8) << 4))
-    covered_nb = both & 15
-    need = cells - (both >> 4)
+    covered_nb, flags_nb = _pair_sum(covered, flags)
+    need = cells - flags_nb
     numbers = cells >= 0
-    bad = numbers & ((need < 0) | (need > covered_nb))
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        raise InconsistentBoardError(
-            f"the {int(cells[r, c])} at row {r + 1}, column {c + 1} cannot be satisfied "
-            f"({int(cells[r, c]) - int(need[r, c])} flags and {int(covered_nb[r, c])} covered "
-            "neighbours)"
-        )
+    _check(numbers, need, covered_nb, cells)
     n_flags = int(np.count_nonzero(flags))
     remaining = board.mines - n_flags
     if remaining < 0:
         raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
-    active = numbers & (covered_nb > 0)
-    ar, ac = np.nonzero(active)
-    if not len(ar):  # no frontier: every covered cell is alike
-        return System([], [], [], [], covered, remaining)
+
+    # The single-point rules, once: a number needing all of its covered neighbours makes
+    # them mines, one needing none makes them safe.
+    live = numbers & (covered_nb > 0)
+    all_nb, none_nb = _pair_sum(live & (need == covered_nb), live & (need == 0))
+    mine_now = covered & (all_nb > 0)
+    safe_now = covered & (none_nb > 0)
+    if (mine_now & safe_now).any():
+        r, c = (int(v) for v in np.argwhere(mine_now & safe_now)[0])
+        raise InconsistentBoardError(
+            f"the cell at row {r + 1}, column {c + 1} must be both a mine and safe"
+        )
+    settled_groups = [(mask, mines) for mask, mines in ((safe_now, 0), (mine_now, 1)) if mask.any()]
+    if settled_groups:
+        mines_nb, safe_nb = _pair_sum(mine_now, safe_now)
+        need = need - mines_nb
+        open_nb = covered_nb - mines_nb - safe_nb
+        _check(numbers, need, open_nb, cells)
+        covered = covered & ~(mine_now | safe_now)
+    else:
+        open_nb = covered_nb
+    ar, ac = np.nonzero(numbers & (open_nb > 0))
 
     # (number, covered neighbour) pairs on a padded board, where every neighbour index is
     # valid; cells are flat indices of the padded board (row-major, like the board's).
@@ -172,15 +206,24 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     for key, g in group_of.items():
         for number in key:
             members[number].append(g)
-    targets = need[ar, ac].tolist()
-    flat = np.array(frontier)
     unconstrained = covered.copy()
-    unconstrained[flat // width - 1, flat % width - 1] = False
+    if frontier:
+        flat = np.array(frontier)
+        unconstrained[flat // width - 1, flat % width - 1] = False
+    sizes = [len(group) for group in group_cells]
+    group_tuples = [tuple(group) for group in group_cells]
+    settled = []
+    for mask, mines in settled_groups:
+        where = np.nonzero(mask)
+        settled.append((len(sizes), mines * len(where[0])))
+        sizes.append(len(where[0]))
+        group_tuples.append(tuple(zip(where[0].tolist(), where[1].tolist(), strict=True)))
     return System(
-        sizes=[len(group) for group in group_cells],
-        cells=[tuple(group) for group in group_cells],
-        constraints=[(tuple(m), t) for m, t in zip(members, targets, strict=True)],
+        sizes=sizes,
+        cells=group_tuples,
+        constraints=[(tuple(m), t) for m, t in zip(members, need[ar, ac].tolist(), strict=True)],
         numbers=list(zip(ar.tolist(), ac.tolist(), strict=True)),
         unconstrained=unconstrained,
         remaining=remaining,
+        settled=settled,
     )

@@ -51,6 +51,7 @@ def propagate(
     lo: list[int],
     hi: list[int],
     deadline: Deadline | None = None,
+    first: int = 0,
 ) -> None:
     """Tightens the bounds ``lo <= x <= hi`` on each group's mines to a fixpoint (DSS).
 
@@ -59,6 +60,8 @@ def propagate(
         lo: Lower bounds per group, tightened in place.
         hi: Upper bounds per group, tightened in place.
         deadline: Checked every few thousand constraints.
+        first: Constraints before this one are known to be at their fixpoint with the
+            given bounds; only the others are visited first.
 
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
@@ -67,8 +70,8 @@ def propagate(
     for c, (groups, _) in enumerate(constraints):
         for g in groups:
             touching[g].append(c)
-    queued = [True] * len(constraints)
-    queue = deque(range(len(constraints)))
+    queued = [c >= first for c in range(len(constraints))]
+    queue = deque(range(first, len(constraints)))
     done = 0
     while queue:
         c = queue.popleft()
@@ -145,12 +148,14 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     constraints = system.constraints
     lo = [0] * len(system.sizes)
     hi = list(system.sizes)
+    for g, mines in system.settled:
+        lo[g] = hi[g] = mines
     propagate(constraints, lo, hi, deadline)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
     # expose new subsets.
     derived = subset_rule(open_part(constraints, lo, hi))
     if derived:
-        propagate(constraints + derived, lo, hi, deadline)
+        propagate(constraints + derived, lo, hi, deadline, first=len(constraints))
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
