@@ -30,13 +30,18 @@ def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
     for groups, _ in component.constraints:
         for g in groups:
             nbrs[g].update(groups)
+    # Within a breadth-first layer, groups under fewer constraints come first.
+    ranked = [sorted(nb, key=lambda h: len(cons_of[h])) for nb in nbrs]
 
     def bfs(start: int) -> list[int]:
-        order, seen = [start], {start}
+        order = [start]
+        seen = [False] * n
+        seen[start] = True
         for g in order:
-            for h in sorted(nbrs[g] - seen, key=lambda h: len(cons_of[h])):
-                seen.add(h)
-                order.append(h)
+            for h in ranked[g]:
+                if not seen[h]:
+                    seen[h] = True
+                    order.append(h)
         return order
 
     return bfs(bfs(0)[-1]) if n > 1 else [0]
@@ -114,21 +119,34 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     for size, touched, layout in plans:
         if backend is not None:
             backend._check_deadline(deadline)
+        # Per layer: weight of x mines in this group, shifted to coefficient x.
+        terms = [comb(size, x) << (bits * x) for x in range(size + 1)]
+        own = [p for p, (is_own, _) in enumerate(layout) if is_own]
         nxt: dict[tuple, int] = {}
         level_edges = []
         for key, weight in alpha[-1].items():
-            residual = [t if s is None else key[s] for s, t, _ in touched]
             lo = 0
             hi = size
-            for res, (_, _, rest) in zip(residual, touched, strict=True):
+            residual = []
+            for s, t, rest in touched:
+                res = t if s is None else key[s]
+                residual.append(res)
                 if res - rest > lo:
                     lo = res - rest
                 if res < hi:
                     hi = res
+            if lo > hi:
+                continue
+            base = [residual[k] if is_own else key[k] for is_own, k in layout]
             for x in range(lo, hi + 1):
-                new = tuple(residual[k] - x if own else key[k] for own, k in layout)
-                add = comb(size, x) * weight << (bits * x)
-                nxt[new] = nxt.get(new, 0) + add
+                if x:
+                    state = base.copy()
+                    for p in own:
+                        state[p] -= x
+                    new = tuple(state)
+                else:
+                    new = tuple(base)
+                nxt[new] = nxt.get(new, 0) + terms[x] * weight
                 level_edges.append((key, x, new))
         alpha.append(nxt)
         edges.append(level_edges)
