@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 
 from .constraints import Component, System
 from .deadline import Deadline
@@ -35,11 +36,19 @@ class Reduction:
 
     Attributes:
         fixed: ``(group, mines)`` for every group whose mine count is the same in all solutions.
-        components: Independent components over the groups that are still free.
+        system: The system reduced.
+        residual: The constraints left on free groups, ``{groups: mines}``.
     """
 
     fixed: list[tuple[int, int]]
-    components: list[Component]
+    system: System
+    residual: dict[tuple[int, ...], int]
+
+    @cached_property
+    def components(self) -> list[Component]:
+        """Independent components over the groups that are still free (split on first use:
+        a player that finds safe cells in :attr:`fixed` never needs them)."""
+        return split_components(self.system, self.residual)
 
 
 def _contradiction() -> InconsistentBoardError:
@@ -108,11 +117,17 @@ def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> li
 
     Constraints left without open groups are dropped (propagation checked them).
     """
+    is_open = [low < high for low, high in zip(lo, hi, strict=True)]
     out = []
     for groups, t in constraints:
-        open_groups = tuple(g for g in groups if lo[g] < hi[g])
+        open_groups = []
+        for g in groups:
+            if is_open[g]:
+                open_groups.append(g)
+            else:
+                t -= lo[g]
         if open_groups:
-            out.append((open_groups, t - sum(lo[g] for g in groups if lo[g] == hi[g])))
+            out.append((tuple(open_groups), t))
     return out
 
 
@@ -165,7 +180,7 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
             raise InconsistentBoardError("two numbers demand different mines of the same cells")
     if deadline is not None:
         deadline.check()
-    return Reduction(fixed=fixed, components=split_components(system, residual))
+    return Reduction(fixed=fixed, system=system, residual=residual)
 
 
 def split_components(system: System, residual: dict[tuple[int, ...], int]) -> list[Component]:
