@@ -83,7 +83,6 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     for i, g in enumerate(order):
         position[g] = i
     last = [max(position[g] for g in groups) for groups, _ in cons]
-    first = [min(position[g] for g in groups) for groups, _ in cons]
     targets = [t for _, t in cons]
 
     # Coefficients never exceed C(n_cells, k) < 2**n_cells: that many bits per slot suffice.
@@ -98,16 +97,19 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     # the group's bounds and to the next layer's state.
     plans = []
     open_now: list[int] = []
+    cells_left = [sum(sizes[g] for g in groups) for groups, _ in cons]
     for i, g in enumerate(order):
         here = cons_of[g]
-        after = [c for c in sorted(set(open_now) | set(here)) if last[c] > i]
         slot = {c: k for k, c in enumerate(open_now)}
         # Each touched constraint: its slot in the state (or None when first touched here),
         # its target, and the cells it still has after this group.
         touched = []
         for c in here:
-            rest = sum(sizes[h] for h in cons[c][0] if position[h] > i)
-            touched.append((slot.get(c) if first[c] < i else None, targets[c], rest))
+            cells_left[c] -= sizes[g]
+            touched.append((slot.get(c), targets[c], cells_left[c]))
+        # Constraints still open after this group: those already open, then the new ones.
+        after = [c for c in open_now if last[c] > i]
+        after += [c for c in here if c not in slot and last[c] > i]
         where = {c: k for k, c in enumerate(here)}
         layout = [(True, where[c]) if c in where else (False, slot[c]) for c in after]
         plans.append((sizes[g], touched, layout))
