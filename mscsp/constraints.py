@@ -142,14 +142,16 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     rows, cols = cells.shape
     covered = cells == COVERED
     flags = cells == FLAG
-    covered_nb, flags_nb = _pair_sum(covered, flags)
-    need = cells - flags_nb
-    numbers = cells >= 0
-    _check(numbers, need, covered_nb, cells)
     n_flags = int(np.count_nonzero(flags))
     remaining = board.mines - n_flags
     if remaining < 0:
         raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
+    numbers = cells >= 0
+    if not numbers.any():  # an untouched board: every covered cell is alike
+        return System([], [], [], [], covered, remaining)
+    covered_nb, flags_nb = _pair_sum(covered, flags)
+    need = cells - flags_nb
+    _check(numbers, need, covered_nb, cells)
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.

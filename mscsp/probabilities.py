@@ -187,17 +187,20 @@ class Solution:
         """
         if not self.odds:
             return None
-        lowest = min(self.odds, key=lambda odd: odd.num / odd.den)
+        lowest = self.odds[0]
+        for odd in self.odds[1:]:
+            if odd.num * lowest.den < lowest.num * odd.den:  # exact comparison
+                lowest = odd
         nbrs = neighbour_counts(*self.board.shape)
         best = None
         for odd in self.odds:
-            if odd.num * lowest.den != lowest.num * odd.den:  # exact comparison
+            if odd.num * lowest.den != lowest.num * odd.den:
                 continue
             cells = odd.cells
             if isinstance(cells, np.ndarray):
-                idx = np.argwhere(cells)
-                first = np.lexsort((idx[:, 1], idx[:, 0], nbrs[cells]))[0]
-                cells = [(int(idx[first, 0]), int(idx[first, 1]))]
+                # The first minimum in row-major order of the neighbour counts on the mask.
+                first = int(np.where(cells, nbrs, 9).argmin())
+                cells = [divmod(first, self.board.cols)]
             for r, c in cells:
                 key = (int(nbrs[r, c]), r, c)
                 if best is None or key < best:
