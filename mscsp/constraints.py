@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import COVERED, FLAG, Board, neighbour_sum
+from .board import COVERED, FLAG, Board
 from .deadline import Deadline
 from .errors import InconsistentBoardError
 
@@ -102,33 +102,19 @@ class System:
 
 # The 8 neighbour directions.
 _DIRS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
-
-
-def _pair_sum(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbour counts of two masks in one :func:`neighbour_sum` (one in each nibble)."""
-    both = neighbour_sum(low.view(np.int8) + (high.view(np.int8) << 4))
-    return both & 15, both >> 4
-
-
-def _check(numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, cells) -> None:
-    bad = numbers & ((need < 0) | (need > open_nb))
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        raise InconsistentBoardError(
-            f"the {int(cells[r, c])} at row {r + 1}, column {c + 1} cannot be satisfied "
-            f"(it still needs {int(need[r, c])} mines among {int(open_nb[r, c])} open "
-            "neighbours)"
-        )
+#: Code of the padding around the board: neither a number nor covered nor a flag.
+_OUTSIDE = -3
 
 
 def build_system(board: Board, deadline: Deadline | None = None) -> System:
     """States the board's constraints over groups of interchangeable frontier cells.
 
-    The board-wide work is numpy: counting covered cells and flags around every number, and
-    one pass of the single-point rules, which settles most of a real game's frontier (known
-    mines a player never flags, cells next to satisfied numbers). What follows loops over
-    the rest of the frontier only, so it costs little on small boards and grows linearly
-    with the frontier on large ones.
+    The array work looks only at revealed numbers and their 8 neighbours (gathered from a
+    padded copy of the board): it counts covered cells and flags around every number and
+    applies the single-point rules once, which settles most of a real game's frontier
+    (known mines a player never flags, cells next to satisfied numbers). What follows loops
+    over the rest of the frontier only, so it costs little on small boards and grows
+    linearly with the frontier on large ones.
 
     Args:
         board: The position.
@@ -136,53 +122,53 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
 
     Raises:
         InconsistentBoardError: A number has more flags around it than its value, or fewer
-            covered cells than it still needs.
+            covered cells than it still needs, or the rules make a cell both safe and a mine.
     """
     cells = board.cells
     rows, cols = cells.shape
     covered = cells == COVERED
-    flags = cells == FLAG
-    n_flags = int(np.count_nonzero(flags))
+    n_flags = int(np.count_nonzero(cells == FLAG))
     remaining = board.mines - n_flags
     if remaining < 0:
         raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
-    numbers = cells >= 0
-    if not numbers.any():  # an untouched board: every covered cell is alike
+    # Flat indices into the board padded by one cell of "outside" (so every number has 8
+    # neighbour indices); row-major, like the board.
+    width = cols + 2
+    padded = np.full((rows + 2, width), _OUTSIDE, dtype=np.int8)
+    padded[1:-1, 1:-1] = cells
+    flat = padded.ravel()
+    numbers = np.flatnonzero(flat >= 0)
+    if not len(numbers):  # an untouched board: every covered cell is alike
         return System([], [], [], [], covered, remaining)
-    covered_nb, flags_nb = _pair_sum(covered, flags)
-    need = cells - flags_nb
-    _check(numbers, need, covered_nb, cells)
+    # 32-bit indices: a million-cell board gathers millions of them.
+    numbers = numbers.astype(np.int32)
+    around = numbers[:, None] + np.array([dr * width + dc for dr, dc in _DIRS], dtype=np.int32)
+    seen = flat[around]
+    open_ = seen == COVERED
+    open_nb = open_.sum(axis=1)
+    need = flat[numbers] - (seen == FLAG).sum(axis=1)
+    _check(flat, numbers, need, open_nb, width)
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.
-    live = numbers & (covered_nb > 0)
-    all_nb, none_nb = _pair_sum(live & (need == covered_nb), live & (need == 0))
-    mine_now = covered & (all_nb > 0)
-    safe_now = covered & (none_nb > 0)
-    if (mine_now & safe_now).any():
-        r, c = (int(v) for v in np.argwhere(mine_now & safe_now)[0])
-        raise InconsistentBoardError(
-            f"the cell at row {r + 1}, column {c + 1} must be both a mine and safe"
-        )
-    settled_groups = [(mask, mines) for mask, mines in ((safe_now, 0), (mine_now, 1)) if mask.any()]
+    live = open_nb > 0
+    mark = np.zeros(len(flat), dtype=np.int8)  # 1: settled mine, 2: settled safe
+    mark[around[open_ & (live & (need == open_nb))[:, None]]] = 1
+    mark[around[open_ & (live & (need == 0))[:, None]]] |= 2
+    if (mark == 3).any():
+        r, c = divmod(int(np.flatnonzero(mark == 3)[0]), width)
+        raise InconsistentBoardError(f"the cell at ({r - 1}, {c - 1}) must be both a mine and safe")
+    settled_groups = [(np.flatnonzero(mark == m), m % 2) for m in (2, 1)]
+    settled_groups = [(where, mine) for where, mine in settled_groups if len(where)]
     if settled_groups:
-        mines_nb, safe_nb = _pair_sum(mine_now, safe_now)
-        need = need - mines_nb
-        open_nb = covered_nb - mines_nb - safe_nb
-        _check(numbers, need, open_nb, cells)
-        covered = covered & ~(mine_now | safe_now)
-    else:
-        open_nb = covered_nb
-    ar, ac = np.nonzero(numbers & (open_nb > 0))
-
-    # (number, covered neighbour) pairs on a padded board, where every neighbour index is
-    # valid; cells are flat indices of the padded board (row-major, like the board's).
-    width = cols + 2
-    pad_covered = np.zeros((rows + 2, width), dtype=bool)
-    pad_covered[1:-1, 1:-1] = covered
-    around = ((ar + 1) * width + ac + 1)[:, None] + [dr * width + dc for dr, dc in _DIRS]
-    number_idx, direction = np.nonzero(pad_covered.ravel()[around])
-    pair_cell = around[number_idx, direction]
+        marks = mark[around]
+        need = need - (marks == 1).sum(axis=1)
+        open_ &= marks == 0
+        open_nb = open_.sum(axis=1)
+        _check(flat, numbers, need, open_nb, width)
+    active = open_nb > 0
+    number_idx, direction = np.nonzero(open_[active])
+    pair_cell = around[active][number_idx, direction]
     if deadline is not None:
         deadline.check()
 
@@ -204,28 +190,45 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     if deadline is not None:
         deadline.check()
 
-    members: list[list[int]] = [[] for _ in range(len(ar))]
+    numbers = numbers[active]
+    members: list[list[int]] = [[] for _ in range(len(numbers))]
     for key, g in group_of.items():
         for number in key:
             members[number].append(g)
-    unconstrained = covered.copy()
-    if frontier:
-        flat = np.array(frontier)
-        unconstrained[flat // width - 1, flat % width - 1] = False
     sizes = [len(group) for group in group_cells]
     group_tuples = [tuple(group) for group in group_cells]
     settled = []
-    for mask, mines in settled_groups:
-        where = np.nonzero(mask)
-        settled.append((len(sizes), mines * len(where[0])))
-        sizes.append(len(where[0]))
-        group_tuples.append(tuple(zip(where[0].tolist(), where[1].tolist(), strict=True)))
+    for where, mine in settled_groups:
+        settled.append((len(sizes), mine * len(where)))
+        sizes.append(len(where))
+        rs, cs = np.divmod(where, width)
+        group_tuples.append(tuple(zip((rs - 1).tolist(), (cs - 1).tolist(), strict=True)))
+    unconstrained = covered.copy()
+    near = np.array(frontier + [int(i) for where, _ in settled_groups for i in where])
+    if len(near):
+        unconstrained[near // width - 1, near % width - 1] = False
+    nr, nc = np.divmod(numbers, width)
     return System(
         sizes=sizes,
         cells=group_tuples,
-        constraints=[(tuple(m), t) for m, t in zip(members, need[ar, ac].tolist(), strict=True)],
-        numbers=list(zip(ar.tolist(), ac.tolist(), strict=True)),
+        constraints=[(tuple(m), t) for m, t in zip(members, need[active].tolist(), strict=True)],
+        numbers=list(zip((nr - 1).tolist(), (nc - 1).tolist(), strict=True)),
         unconstrained=unconstrained,
         remaining=remaining,
         settled=settled,
     )
+
+
+def _check(
+    flat: np.ndarray, numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, width: int
+) -> None:
+    """Raises on the first number that needs more mines than it has open cells, or fewer
+    than zero (cells named from 0, as on the probability map)."""
+    bad = (need < 0) | (need > open_nb)
+    if bad.any():
+        i = int(np.argmax(bad))
+        r, c = divmod(int(numbers[i]), width)
+        raise InconsistentBoardError(
+            f"the {int(flat[numbers[i]])} at ({r - 1}, {c - 1}) cannot be satisfied (it still "
+            f"needs {int(need[i])} mines among {int(open_nb[i])} open neighbours)"
+        )
