@@ -84,8 +84,7 @@ def main() -> None:
         print(json.dumps(one_case(kind, int(side), float(density), args.seed, args.time_limit)))
         return
     lines = [
-        "| position | side | density | numbers on the board | seconds | peak MB "
-        "| outcome |",
+        "| position | side | density | numbers on the board | seconds | peak MB | outcome |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     for kind in args.kinds:
