@@ -83,7 +83,7 @@ class CountCache(Backend):
 
     name = "cached"
 
-    def __init__(self, inner: Backend, maxsize: int = 65536):
+    def __init__(self, inner: Backend, maxsize: int = 8192):
         super().__init__(time_limit=inner.time_limit, max_solutions=inner.max_solutions)
         self.inner = inner
         self.maxsize = maxsize
