@@ -79,6 +79,34 @@ def time_preset(name: str, games: int, seed: int, repeat: int) -> list[dict]:
     return records
 
 
+def time_corpus(path: str, repeat: int) -> list[str]:
+    """One row per board of a corpus (JSONL, as ``mscsp bench`` reads), both solvers."""
+    import ms_toollib
+
+    from mscsp.benchmark import load_corpus
+
+    counter = get_backend("dss")
+    lines = [
+        "| board | covered | mscsp ms | ms_toollib ms | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for i, board in enumerate(load_corpus(path)):
+        theirs = toollib_board(board)
+        ours = best_time(lambda board=board: mscsp.solve(board, counter).probabilities, repeat)
+        peer = best_time(
+            lambda theirs=theirs, mines=board.mines: ms_toollib.cal_probability_onboard(
+                theirs, mines
+            ),
+            repeat,
+        )
+        covered = int((board.cells == COVERED).sum())
+        lines.append(
+            f"| {i + 1} ({board.rows}x{board.cols}) | {covered} | {ours:.3f} | {peer:.3f} "
+            f"| {ours / peer:.3f} |"
+        )
+    return lines
+
+
 def summarise(records: list[dict]) -> list[str]:
     lines = [
         "| preset | stage | positions | mscsp median ms | ms_toollib median ms "
@@ -106,10 +134,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026, help="first game seed")
     parser.add_argument("--repeat", type=int, default=3, help="runs per position (best kept)")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument("--corpus", help="time the boards of this JSONL corpus instead")
     parser.add_argument("--out", help="write the Markdown table here")
     args = parser.parse_args()
     import ms_toollib  # noqa: F401 - fail early when the peer is missing
 
+    if args.corpus:
+        table = "\n".join(time_corpus(args.corpus, args.repeat))
+        print(table)
+        if args.out:
+            with open(args.out, "w") as handle:
+                handle.write(table + "\n")
+        return
     records = [r for p in args.presets for r in time_preset(p, args.games, args.seed, args.repeat)]
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     header = [
