@@ -22,10 +22,18 @@ import numpy as np
 from ..constraints import Component, ComponentCount
 from .base import Backend
 
+#: Components with at most this many groups are searched in their own order.
+_SMALL = 4
+
 
 def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
-    """Breadth-first order from a peripheral group, which keeps few constraints open."""
+    """Breadth-first order from a peripheral group, which keeps few constraints open.
+
+    Up to a few groups, any order keeps few open: their own (first cells, row-major) is used.
+    """
     n = component.n_groups
+    if n <= _SMALL:
+        return list(range(n))
     nbrs: list[set[int]] = [set() for _ in range(n)]
     for groups, _ in component.constraints:
         for g in groups:
@@ -49,6 +57,8 @@ def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
 
 def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     data = value.to_bytes(length * nbytes, "little")
+    if nbytes == 1:  # a bytes object already iterates as small integers
+        return tuple(data)
     if nbytes <= 8:  # one numpy call; .tolist() gives Python ints
         return tuple(np.frombuffer(data, dtype=f"<u{nbytes}").tolist())
     return tuple(
