@@ -99,7 +99,9 @@ def free_ways(n_free: int, left: int, first: int, last: int) -> list[int]:
     m_lo = max(left - last, 0)
     if m_hi < m_lo:
         return out
-    value = comb(n_free, m_hi)
+    gmpy2 = _gmpy2()
+    # One big binomial (GMP's is much faster on big boards), then a ratio per step.
+    value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
     for m in range(m_hi, m_lo - 1, -1):
         out[left - m - first] = value
         value = value * m // (n_free - m + 1)  # C(n, m - 1) from C(n, m)

@@ -41,7 +41,7 @@ coefficients = st.lists(st.integers(0, 2**200), min_size=1, max_size=40)
 
 @pytest.fixture(params=["gmpy2", "pure", "sliced"])
 def big_products(request, monkeypatch):
-    """Each way of multiplying big integers: GMP if installed, pure Python, tiny slices."""
+    """Each way of doing big-integer work: GMP if installed, pure Python, tiny slices."""
     if request.param == "gmpy2":
         pytest.importorskip("gmpy2")
     if request.param == "pure":
@@ -69,8 +69,9 @@ def test_middle_product_pairs_weights_with_one_factor(b, a):
     )
 
 
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 60), st.integers(0, 80), st.integers(0, 80), st.integers(0, 30))
-def test_free_ways_are_binomials(n_free, left, first, span):
+def test_free_ways_are_binomials(big_products, n_free, left, first, span):
     expected = [
         comb(n_free, left - s) if 0 <= left - s <= n_free else 0
         for s in range(first, first + span + 1)
