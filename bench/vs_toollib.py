@@ -145,6 +145,15 @@ def summarise(records: list[dict]) -> list[str]:
     return lines
 
 
+def emit(lines: list[str], out: str | None) -> None:
+    """Prints the table, and writes it to ``out`` when given."""
+    table = "\n".join(lines)
+    print(table)
+    if out:
+        with open(out, "w") as handle:
+            handle.write(table + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per preset")
@@ -157,11 +166,7 @@ def main() -> None:
     import ms_toollib  # noqa: F401 - fail early when the peer is missing
 
     if args.corpus:
-        table = "\n".join(time_corpus(args.corpus, args.repeat))
-        print(table)
-        if args.out:
-            with open(args.out, "w") as handle:
-                handle.write(table + "\n")
+        emit(time_corpus(args.corpus, args.repeat), args.out)
         return
     records = [r for p in args.presets for r in time_preset(p, args.games, args.seed, args.repeat)]
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -174,11 +179,7 @@ def main() -> None:
         "the end.",
         "",
     ]
-    table = "\n".join(header + summarise(records))
-    print(table)
-    if args.out:
-        with open(args.out, "w") as handle:
-            handle.write(table + "\n")
+    emit(header + summarise(records), args.out)
 
 
 if __name__ == "__main__":
