@@ -91,9 +91,19 @@ def middle_product(
     return full[len(b) - 1 : len(b) - 1 + n]
 
 
-def free_ways(n_free: int, left: int, first: int, last: int) -> list[int]:
+def free_ways(
+    n_free: int, left: int, first: int, last: int, deadline: Deadline | None = None
+) -> list[int]:
     """``C(n_free, left - s)`` for ``s = first .. last``: layouts of the unconstrained cells
-    when the frontier holds ``s`` of the ``left`` mines (0 where impossible)."""
+    when the frontier holds ``s`` of the ``left`` mines (0 where impossible).
+
+    Args:
+        n_free: Unconstrained cells.
+        left: Mines left for the frontier and the unconstrained cells.
+        first: Fewest frontier mines asked for.
+        last: Most frontier mines asked for.
+        deadline: Checked every few hundred binomials (each can be huge on big boards).
+    """
     out = [0] * (last - first + 1)
     m_hi = min(left - first, n_free)  # mines on free cells, from the most
     m_lo = max(left - last, 0)
@@ -103,6 +113,8 @@ def free_ways(n_free: int, left: int, first: int, last: int) -> list[int]:
     # One big binomial (GMP's is much faster on big boards), then a ratio per step.
     value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
     for m in range(m_hi, m_lo - 1, -1):
+        if deadline is not None and m % 256 == 0:
+            deadline.check()
         out[left - m - first] = value
         value = value * m // (n_free - m + 1)  # C(n, m - 1) from C(n, m)
     return out
@@ -264,7 +276,7 @@ def combine(
     lowest = sum(first for first, _ in polys)
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
-    free = free_ways(n_free, left, lowest, lowest + len(everything) - 1)
+    free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)
     weight = sum(w * f for w, f in zip(everything, free, strict=True))
     if weight == 0:
         raise InconsistentBoardError(
@@ -275,6 +287,8 @@ def combine(
     for (first, _), comp, count, comp_ways in zip(
         polys, reduction.components, counts, ways, strict=True
     ):
+        if deadline is not None:
+            deadline.check()
         for cells, cell_count in zip(comp.cells, count.cell_counts, strict=True):
             num = sum(c * w for c, w in zip(cell_count[first:], comp_ways, strict=False) if c)
             odds.append(CellOdds(cells, num, weight))
