@@ -61,6 +61,7 @@ def propagate(
     hi: list[int],
     deadline: Deadline | None = None,
     first: int = 0,
+    touching: list[list[int]] | None = None,
 ) -> None:
     """Tightens the bounds ``lo <= x <= hi`` on each group's mines to a fixpoint (DSS).
 
@@ -71,14 +72,13 @@ def propagate(
         deadline: Checked every few thousand constraints.
         first: Constraints before this one are known to be at their fixpoint with the
             given bounds; only the others are visited first.
+        touching: The constraints of each group (:func:`touching_lists`), if at hand.
 
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
     """
-    touching: list[list[int]] = [[] for _ in lo]
-    for c, (groups, _) in enumerate(constraints):
-        for g in groups:
-            touching[g].append(c)
+    if touching is None:
+        touching = touching_lists(constraints, len(lo))
     queued = [c >= first for c in range(len(constraints))]
     queue = deque(range(first, len(constraints)))
     done = 0
@@ -110,6 +110,20 @@ def propagate(
                     if not queued[other]:
                         queued[other] = True
                         queue.append(other)
+
+
+def touching_lists(
+    constraints: list[Constraint],
+    n_groups: int,
+    start: int = 0,
+    lists: list[list[int]] | None = None,
+) -> list[list[int]]:
+    """The constraints of each group (from constraint ``start`` on, added to ``lists``)."""
+    touching = lists if lists is not None else [[] for _ in range(n_groups)]
+    for c in range(start, len(constraints)):
+        for g in constraints[c][0]:
+            touching[g].append(c)
+    return touching
 
 
 def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> list[Constraint]:
@@ -165,12 +179,15 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     hi = list(system.sizes)
     for g, mines in system.settled:
         lo[g] = hi[g] = mines
-    propagate(constraints, lo, hi, deadline)
+    touching = touching_lists(constraints, len(lo))
+    propagate(constraints, lo, hi, deadline, touching=touching)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
     # expose new subsets.
     derived = subset_rule(open_part(constraints, lo, hi))
     if derived:
-        propagate(constraints + derived, lo, hi, deadline, first=len(constraints))
+        every = constraints + derived
+        touching_lists(every, len(lo), len(constraints), touching)
+        propagate(every, lo, hi, deadline, first=len(constraints), touching=touching)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
