@@ -7,11 +7,10 @@ import sys
 from importlib import resources
 
 import click
-import numpy as np
 
 from ..board import parse_board
 from ..errors import InvalidInputError
-from ..render import probability_map
+from ..render import probability_map, solution_json
 from ..solver import solve
 from .options import (
     backend_option,
@@ -65,19 +64,7 @@ def probs(
     board = parse_board(text, mines=mines)
     solution = solve(board, backend=backend, time_limit=time_limit or None)
     if as_json:
-        grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
-        out = {
-            "rows": board.rows,
-            "cols": board.cols,
-            "mines": board.mines,
-            "backend": backend,
-            "probabilities": grid.tolist(),
-            "safe": [list(c) for c in solution.safe],
-            "mines_certain": [list(c) for c in solution.mines],
-            "best_move": list(solution.best_move) if solution.best_move else None,
-        }
-        if show_exact:
-            out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
+        out = solution_json(solution, backend, exact=show_exact)
         click.echo(json.dumps(out))
         return
     click.echo(probability_map(solution))
