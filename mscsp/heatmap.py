@@ -18,17 +18,19 @@ from .probabilities import Solution
 #: Mine probability -> colour, interpolated linearly in RGB between stops. Low odds get most
 #: of the range because that is where a player chooses between guesses.
 COLOUR_STOPS: tuple[tuple[float, str], ...] = (
-    (0.0, "#2f9e44"),
-    (0.1, "#94d82d"),
-    (0.2, "#fcc419"),
-    (0.35, "#fd7e14"),
-    (0.6, "#e8590c"),
-    (1.0, "#c92a2a"),
+    (0.0, "#40c057"),
+    (0.1, "#a9e34b"),
+    (0.2, "#ffe066"),
+    (0.35, "#ffa94d"),
+    (0.6, "#ff6b6b"),
+    (1.0, "#e03131"),
 )
 SAFE_COLOUR = "#2b8a3e"  # certain safe
 MINE_COLOUR = "#862e2e"  # certain mine, and flags
 REVEALED_COLOUR = "#e9ecef"
 BEST_COLOUR = "#1c7ed6"  # outline of the suggested move
+#: Heat cells below this probability get dark text, the rest white (legibility).
+DARK_TEXT_BELOW = 0.45
 #: Colours of the revealed numbers 1-8, as in the classic game.
 NUMBER_COLOURS = (
     "#1864ab",
@@ -50,6 +52,7 @@ def palette() -> dict[str, Any]:
         "mine": MINE_COLOUR,
         "revealed": REVEALED_COLOUR,
         "best": BEST_COLOUR,
+        "dark_text_below": DARK_TEXT_BELOW,
         "numbers": list(NUMBER_COLOURS),
     }
 
@@ -136,7 +139,7 @@ def save_png(solution: Solution, path: str | Path, title: str | None = None) -> 
             colour = "white"
             if value > 0:
                 colour = NUMBER_COLOURS[value - 1]
-            elif value == COVERED and 0 < probs[r, c] < 1 and probs[r, c] < 0.35:
+            elif value == COVERED and 0 < probs[r, c] < DARK_TEXT_BELOW:
                 colour = "#212529"  # dark text on the light end of the scale
             ax.text(c, r, text, ha="center", va="center", fontsize=7, color=colour, weight="bold")
     if solution.best_move is not None:

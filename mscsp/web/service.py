@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import resources
 from typing import Any
 
@@ -190,9 +191,9 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     The answer adds ``board`` (the board in canonical text), ``solutions`` (number of mine
     layouts, a decimal string: it can exceed what JSON numbers hold exactly), ``seconds``
     (solver wall time), ``time_limit``, and ``cells``: for every covered cell,
-    ``[row, col, "num/den", group]``, where ``group`` indexes ``groups``
-    (``{"kind", "size", "component"}``; kinds ``frontier``, ``fixed``, ``unconstrained``,
-    ``safe``, ``mine``).
+    ``[row, col, fraction, group]`` (the fraction as ``str(Fraction)``), where ``group``
+    indexes ``groups`` (``{"kind", "size", "component"}``; kinds ``frontier``, ``fixed``,
+    ``unconstrained``, ``safe``, ``mine``).
     """
     body = _check_fields(body, SOLVE_FIELDS)
     board = _board(body, limits)
@@ -238,7 +239,7 @@ def _groups(solution: Solution) -> tuple[list[dict[str, Any]], list[list[Any]]]:
             kind = "frontier" if members[0] in component_of else "fixed"
         component = component_of.get(members[0]) if kind == "frontier" else None
         groups.append({"kind": kind, "size": len(members), "component": component})
-        fraction = f"{odd.num}/{odd.den}"
+        fraction = str(Fraction(odd.num, odd.den))
         cells.extend([r, c, fraction, len(groups) - 1] for r, c in members)
     cells.sort()
     return groups, cells

@@ -258,8 +258,8 @@ function render() {
         el.dataset.p = String(p);
         if (odds.has(i)) el.dataset.exact = odds.get(i)[0];
         if (overlay && v !== FLAG) {
-          classes.push("heat", p < 0.35 && p > 0 ? "dark-text" : "light-text");
           const palette = state.meta.palette;
+          classes.push("heat", p > 0 && p < palette.dark_text_below ? "dark-text" : "light-text");
           el.style.background = p === 0 ? palette.safe : p === 1 ? palette.mine : css(heatRgb(p));
           if (showPercent || p === 0 || p === 1) text = percentLabel(p);
         }
