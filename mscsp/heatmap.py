@@ -115,6 +115,8 @@ def save_png(solution: Solution, path: str | Path, title: str | None = None) -> 
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import LinearSegmentedColormap, Normalize
         from matplotlib.patches import Rectangle
     except ImportError:
         raise BackendUnavailableError("--png needs matplotlib: pip install 'mscsp[plot]'") from None
@@ -126,7 +128,7 @@ def save_png(solution: Solution, path: str | Path, title: str | None = None) -> 
         for c in range(cols):
             image[r, c] = cell_rgb(int(board.cells[r, c]), float(probs[r, c]))
     scale = 0.42
-    fig, ax = plt.subplots(figsize=(max(cols * scale, 3.0), rows * scale + 0.6), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(cols * scale, 4.0), rows * scale + 1.2), dpi=110)
     ax.imshow(image, interpolation="nearest", extent=(-0.5, cols - 0.5, rows - 0.5, -0.5))
     ax.hlines(np.arange(rows + 1) - 0.5, -0.5, cols - 0.5, colors="white", linewidth=0.8)
     ax.vlines(np.arange(cols + 1) - 0.5, -0.5, rows - 0.5, colors="white", linewidth=0.8)
@@ -141,15 +143,39 @@ def save_png(solution: Solution, path: str | Path, title: str | None = None) -> 
                 colour = NUMBER_COLOURS[value - 1]
             elif value == COVERED and 0 < probs[r, c] < DARK_TEXT_BELOW:
                 colour = "#212529"  # dark text on the light end of the scale
-            ax.text(c, r, text, ha="center", va="center", fontsize=7, color=colour, weight="bold")
+            ax.text(c, r, text, ha="center", va="center", fontsize=8, color=colour, weight="bold")
     if solution.best_move is not None:
         r, c = solution.best_move
         ax.add_patch(
-            Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor=BEST_COLOUR, linewidth=2.4)
+            Rectangle(
+                (c - 0.5, r - 0.5),
+                1,
+                1,
+                fill=False,
+                edgecolor=BEST_COLOUR,
+                linewidth=2.6,
+                clip_on=False,
+                zorder=3,
+            )
         )
+    scale_map = LinearSegmentedColormap.from_list("mscsp", [(p, c) for p, c in COLOUR_STOPS])
+    bar = fig.colorbar(
+        ScalarMappable(Normalize(0, 100), scale_map),
+        ax=ax,
+        orientation="horizontal",
+        fraction=0.04,
+        pad=0.03,
+        aspect=50,
+    )
+    bar.set_ticks([round(p * 100) for p, _ in COLOUR_STOPS])
+    bar.ax.tick_params(labelsize=7)
+    bar.set_label(
+        "mine probability (%); green ✓ certain safe, dark red ✗ certain mine, "
+        "blue frame: suggested move",
+        fontsize=7,
+    )
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_title(title or f"{cols}x{rows}, {board.mines} mines: mine probability (%)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.set_title(title or f"{cols}x{rows}, {board.mines} mines: exact mine probability", fontsize=9)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)

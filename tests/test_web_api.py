@@ -21,7 +21,7 @@ httpx = pytest.importorskip("httpx", reason="Starlette's test client needs httpx
 from click.testing import CliRunner  # noqa: E402
 
 with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works the same here
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient
 
 import mscsp  # noqa: E402

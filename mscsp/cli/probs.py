@@ -10,6 +10,7 @@ import click
 
 from ..board import parse_board
 from ..errors import InvalidInputError
+from ..heatmap import save_png
 from ..render import probability_map, solution_json
 from ..solver import solve
 from .options import (
@@ -43,6 +44,14 @@ def read_board_text(path: str | None) -> bytes:
     is_flag=True,
     help="Also give exact fractions (JSON key 'exact', or a list in text mode).",
 )
+@click.option(
+    "--png",
+    "png",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    metavar="FILE",
+    help="Also write the heat map as a PNG image (needs the plot extra).",
+)
 @reports_errors
 def probs(
     file: str | None,
@@ -51,6 +60,7 @@ def probs(
     time_limit: float,
     as_json: bool,
     show_exact: bool,
+    png: str | None,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
@@ -63,6 +73,11 @@ def probs(
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
     solution = solve(board, backend=backend, time_limit=time_limit or None)
+    if png:
+        try:
+            save_png(solution, png)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write {png}: {exc.strerror}") from None
     if as_json:
         out = solution_json(solution, backend, exact=show_exact)
         click.echo(json.dumps(out))
