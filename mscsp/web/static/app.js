@@ -202,7 +202,7 @@ function syncInputs() {
 
 function cellSize(cols) {
   const room = $("board").parentElement.clientWidth - 12;
-  return Math.max(16, Math.min(34, Math.floor(room / cols)));
+  return Math.max(16, Math.min(38, Math.floor(room / cols)));
 }
 
 function render() {
