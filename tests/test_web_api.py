@@ -184,6 +184,8 @@ def test_bad_values_and_bodies(client):
     assert "not valid JSON" in error_of(broken, 400, "request")["message"]
     nan = client.post("/api/solve", content=b'{"board": "1?", "time_limit": NaN}', headers=headers)
     error_of(nan, 400, "request")
+    deep = client.post("/api/solve", content=b"[" * 100_000, headers=headers)
+    error_of(deep, 400, "request")
     plain = client.post("/api/solve", content=b"board", headers={"content-type": "text/plain"})
     error_of(plain, 415, "request")
     assert client.get("/api/solve").status_code == 405
@@ -272,6 +274,7 @@ def test_play_errors(client):
     error_of(post(client, "/api/play", {"moves": [["reveal", 0, True]]}), 400, "request")
     error_of(post(client, "/api/play", {"preset": "huge"}), 400, "invalid")
     error_of(post(client, "/api/play", {"first_click": "never"}), 400, "invalid")
+    error_of(post(client, "/api/play", {"seed": -1}), 400, "invalid")
     error_of(post(client, "/api/play", {"moves": [["flag", 0, 0]] * 200}), 413, "too_large")
     game = mscsp.Game.from_preset("beginner", seed=0, first_click="safe")
     game.reveal(0, 0)
@@ -294,6 +297,14 @@ def test_suggest_is_what_the_player_does(client, positions):
         assert answer.status_code == 200, (name, answer.text)
         r, c = answer.json()["move"]
         assert board.cells[r, c] == mscsp.COVERED
+    game = mscsp.Game(16, 30, 99, seed=15, first_click="opening")
+    game.reveal(8, 15)  # the single-point rules find nothing here: the solver must run
+    slow = {"board": game.board().to_text(), "time_limit": 1e-7}
+    assert error_of(post(client, "/api/suggest", slow), 422, "limit")["exit_code"] == 5
+    bad_backend = {"board": board.to_text(), "backend": "nope"}
+    error_of(post(client, "/api/suggest", bad_backend), 400, "invalid")
+    headerless = {"board": "1??\n???\n", "mines": 1, "player": "csp-minprob"}
+    assert post(client, "/api/suggest", headerless).json()["move"] in ([0, 2], [1, 2])
     unknown = post(client, "/api/suggest", {"board": board.to_text(), "player": "oracle"})
     assert "choose from" in error_of(unknown, 400, "invalid")["message"]
     done = post(client, "/api/suggest", {"board": "2x1x0\n..\n"})

@@ -139,6 +139,8 @@ async def read_json(request: Request, max_body: int) -> Any:
         return json.loads(b"".join(chunks), parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, "request", f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "request", "the body nests too deeply") from None
 
 
 def _error_response(exc: Exception) -> JSONResponse:

@@ -169,6 +169,13 @@ def _board(body: dict[str, Any], limits: Limits) -> Board:
     return board
 
 
+def _seed(body: dict[str, Any]) -> int:
+    seed = _field(body, "seed", int, 0)
+    if seed < 0:
+        raise InvalidInputError(f"seed must be non-negative, got {seed}")
+    return seed
+
+
 def _seconds(body: dict[str, Any], limits: Limits) -> float:
     asked = _field(body, "time_limit", (int, float), None)
     if asked is None or asked == 0:
@@ -258,7 +265,7 @@ def play_request(body: Any, limits: Limits) -> dict[str, Any]:
     """
     body = _check_fields(body, PLAY_FIELDS)
     preset = _field(body, "preset", str, "beginner")
-    seed = _field(body, "seed", int, 0)
+    seed = _seed(body)
     first_click = _field(body, "first_click", str, str(FirstClick.SAFE))
     moves = _field(body, "moves", list, [])
     game = Game.from_preset(preset, seed=seed, first_click=first_click)
@@ -313,7 +320,7 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
     if name not in PLAYERS:
         raise InvalidInputError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
-    seed = _field(body, "seed", int, 0)
+    seed = _seed(body)
     seconds = _seconds(body, limits)
     if not (board.cells == COVERED).any():
         raise InvalidInputError("no covered cell left to click")

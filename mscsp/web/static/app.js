@@ -149,6 +149,12 @@ function bigNumber(digits) {
   return `${digits[0]}.${digits.slice(1, 4)} × 10<sup>${digits.length - 1}</sup>`;
 }
 
+function escapeHtml(text) {
+  const span = document.createElement("span");
+  span.textContent = text;
+  return span.innerHTML;
+}
+
 function fraction(text, limit = 48) {
   return text.length > limit ? text.slice(0, limit) + "…" : text;
 }
@@ -299,7 +305,7 @@ function renderFacts(solution) {
   }
   const ms = (solution.seconds * 1000).toFixed(solution.seconds < 0.01 ? 2 : 1);
   $("summary").innerHTML =
-    `<b>${bigNumber(solution.solutions)}</b> mine layouts · ${solution.backend} · ${ms} ms`;
+    `<b>${bigNumber(solution.solutions)}</b> mine layouts · ${escapeHtml(solution.backend)} · ${ms} ms`;
   const covered = state.grid.cells.filter((v) => v === COVERED).length;
   add("Solutions", bigNumber(solution.solutions), solution.solutions);
   add("Covered", `${covered} cells, ${solution.mines} mines in all`);
@@ -485,7 +491,7 @@ async function suggest() {
     const p = state.solution && sameBoard(state.solution, state.grid) ? state.solution.probabilities[r][c] : null;
     const odds = p === null ? "" : ` (mine probability ${(p * 100).toFixed(2)}%)`;
     const why = answer.guess ? "a guess" : answer.moves.length > 1 ? `one of ${answer.moves.length} safe cells` : "a safe cell";
-    hint.innerHTML = `<b>${player}</b> would reveal <b>(${r}, ${c})</b>${odds}: ${why}.`;
+    hint.innerHTML = `<b>${escapeHtml(player)}</b> would reveal <b>(${r}, ${c})</b>${odds}: ${why}.`;
     if (state.mode === "play" && state.play && state.play.result.state === "playing") {
       const go = document.createElement("button");
       go.textContent = "Play it";
