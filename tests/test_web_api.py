@@ -263,6 +263,10 @@ def test_play_replays_the_seeded_game(client):
     ).json()
     assert (lost["state"], lost["exploded"]) == ("lost", mine)
     assert lost["layout"] == [[int(r), int(c)] for r, c in np.argwhere(game.mine)]
+    opening = {"preset": "expert", "seed": 2, "first_click": "opening", "moves": [["reveal", 0, 0]]}
+    answer = post(client, "/api/play", opening).json()
+    assert answer["board"].splitlines()[1][0] == "."  # the opening rule's zero
+    assert answer["first_click"] == "opening" and answer["cols"] == 30
     other = post(client, "/api/play", {"preset": "beginner", "seed": 4, "moves": moves}).json()
     assert other["board"] == game_after("beginner", 4, moves).board().to_text()
 

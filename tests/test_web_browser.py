@@ -107,6 +107,7 @@ def wait_solved(driver, before: int) -> None:
 
 
 def open_page(driver, base_url) -> None:
+    driver.get("about:blank")  # a fresh page: the built-in example, not the last board
     driver.get(base_url + "/")
     wait_solved(driver, 0)
 
@@ -209,6 +210,10 @@ def test_drawing_cells_resolves_the_board(driver, base_url):
     assert board.cells[0, 0] == 0 and board.cells[3, 3] == 1 and board.cells[8, 8] == mscsp.FLAG
     assert_heat_map_is(driver, board)
     assert float(dom_cells(driver)[1]["p"]) == 0.0  # (0, 1) is next to a zero
+    driver.refresh()  # the board lives in the address: a reload shows it again
+    wait_solved(driver, 0)
+    assert driver.find_element(By.ID, "board-text").get_attribute("value") == text
+    assert_heat_map_is(driver, board)
 
 
 def test_bad_boards_show_an_error_next_to_the_board(driver, base_url):

@@ -182,7 +182,11 @@ async function solveNow() {
     state.grid = parseCanonical(answer.board);
     state.solution = answer;
     clearError();
-    if (state.mode === "analyse") syncInputs();
+    if (state.mode === "analyse") {
+      syncInputs();
+      // The board goes in the address, so a reload or a shared link shows it again.
+      history.replaceState(null, "", `#${encodeURIComponent(answer.board)}`);
+    }
   } catch (error) {
     if (error.name === "AbortError") return;
     state.solution = null;
@@ -575,14 +579,22 @@ function buildLegend() {
 }
 
 function fillSelect(select, options, chosen) {
-  for (const { value, label, disabled } of options) {
+  for (const { value, label } of options) {
     const option = document.createElement("option");
     option.value = value;
     option.textContent = label;
-    option.disabled = Boolean(disabled);
     select.appendChild(option);
   }
   select.value = chosen;
+}
+
+function boardFromAddress() {
+  if (location.hash.length < 2) return null;
+  try {
+    return decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return null;
+  }
 }
 
 async function init() {
@@ -592,13 +604,12 @@ async function init() {
   $("version").textContent = `mscsp ${meta.version}`;
   fillSelect(
     $("backend"),
-    meta.backends.map((b) => ({
-      value: b.name,
-      label: b.available ? b.name : `${b.name} (pip install 'mscsp[${b.extra}]')`,
-      disabled: !b.available,
-    })),
+    meta.backends.filter((b) => b.available).map((b) => ({ value: b.name, label: b.name })),
     meta.default_backend,
   );
+  $("backend").title = meta.backends
+    .map((b) => `${b.name}: ${b.available ? b.description : `pip install 'mscsp[${b.extra}]'`}`)
+    .join("\n");
   fillSelect($("player"), meta.players.map((p) => ({ value: p, label: p })), meta.players.includes("best") ? "best" : meta.players[0]);
   fillSelect($("play-preset"), Object.keys(meta.presets).map((p) => ({ value: p, label: p })), "beginner");
   fillSelect($("play-first"), meta.first_click.map((f) => ({ value: f, label: f })), "safe");
@@ -654,7 +665,7 @@ async function init() {
   $("new-game").addEventListener("click", () => newGame());
   $("random-seed").addEventListener("click", () => newGame(Math.floor(Math.random() * 1e9)));
 
-  $("board-text").value = meta.example;
+  $("board-text").value = boardFromAddress() ?? meta.example;
   await solveNow();
 }
 
