@@ -210,9 +210,11 @@ function syncInputs() {
 
 // ---------------------------------------------------------------- drawing the board
 
-function cellSize(cols) {
-  const room = $("board").parentElement.clientWidth - 12;
-  return Math.max(16, Math.min(38, Math.floor(room / cols)));
+function cellSize(rows, cols) {
+  // Fit the width of the panel and, down to 20 px cells, the height of the window.
+  const wide = Math.floor(($("board").parentElement.clientWidth - 12) / cols);
+  const tall = Math.max(20, Math.floor((window.innerHeight - 250) / rows));
+  return Math.max(16, Math.min(38, wide, tall));
 }
 
 function render() {
@@ -232,7 +234,7 @@ function render() {
       }
     }
   }
-  board.style.setProperty("--cell", `${cellSize(grid.cols)}px`);
+  board.style.setProperty("--cell", `${cellSize(grid.rows, grid.cols)}px`);
   const solution = state.solution && sameBoard(state.solution, grid) ? state.solution : null;
   const odds = new Map();
   if (solution) for (const [r, c, frac, group] of solution.cells) odds.set(r * grid.cols + c, [frac, group]);
@@ -286,6 +288,12 @@ function render() {
     el.textContent = text;
   }
   renderFacts(solution);
+  if (state.hover && !$("tip").hidden) {
+    // The cell under the mouse may have changed (a reveal, a new solve): refresh its tip.
+    const [r, c] = state.hover;
+    const el = board.children[r * grid.cols + c];
+    if (el) showTip(null, el);
+  }
 }
 
 function sameBoard(solution, grid) {
@@ -304,7 +312,11 @@ function renderFacts(solution) {
     facts.append(dt, dd);
   };
   if (!solution) {
-    $("summary").textContent = state.grid ? "No odds for this board yet." : "Paste or draw a board.";
+    const result = state.mode === "play" && state.play ? state.play.result : null;
+    let text = state.grid ? "No odds for this board yet." : "Paste or draw a board.";
+    if (result && result.state !== "playing") text = `Game over: ${result.state} after ${state.play.moves.length} moves.`;
+    else if (state.grid && !$("overlay").checked) text = "Odds hidden.";
+    $("summary").textContent = text;
     return;
   }
   const ms = (solution.seconds * 1000).toFixed(solution.seconds < 0.01 ? 2 : 1);
@@ -315,11 +327,12 @@ function renderFacts(solution) {
   add("Covered", `${covered} cells, ${solution.mines} mines in all`);
   add("Certain safe", String(solution.safe.length));
   add("Certain mines", String(solution.mines_certain.length));
+  add("Solver", `${escapeHtml(solution.backend)}, ${ms} ms (limit ${solution.time_limit} s)`);
   if (solution.best_move) {
     const [r, c] = solution.best_move;
     const p = solution.probabilities[r][c];
     const exact = solution.cells.find(([rr, cc]) => rr === r && cc === c);
-    add("Safest cell", `(${r}, ${c}) at ${(p * 100).toFixed(2)}%`, exact ? exact[2] : "");
+    add("Safest cell", `(${r}, ${c}), ${p === 0 ? "certain safe" : `${(p * 100).toFixed(2)}% mine`}`, exact ? exact[2] : "");
   }
   $("foot-backend").textContent = solution.backend;
 }
@@ -361,7 +374,7 @@ function showTip(event, el) {
   } else html += " covered";
   tip.innerHTML = html;
   tip.hidden = false;
-  moveTip(event);
+  if (event) moveTip(event);
 }
 
 function moveTip(event) {
