@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,6 +37,8 @@ from .service import (
 )
 
 STATIC = Path(__file__).parent / "static"
+#: Seconds a running request may take past its time limit before the server stops waiting.
+GRACE = 1.0
 
 #: Headers on every answer: the page loads only its own assets and cannot be framed.
 SECURITY_HEADERS = {
@@ -90,31 +90,33 @@ class Runner:
         """``handler(body, limits)`` in the pool.
 
         A request waits at most ``time_limit`` for a free worker (then it is told the server
-        is busy) and ``time_limit`` plus a second for its answer (then it gets the
-        solver-limit error while the worker finishes on its own, stopped by the backend's
-        limit).
+        is busy), and once running at most ``time_limit`` plus :data:`GRACE` seconds for its
+        answer: then it gets the solver-limit error, and the worker finishes on its own (the
+        backend stops counting at the limit; building and combining a large board cannot be
+        interrupted, which the board size limit bounds).
         """
-        started: list[float] = []
-        lock = threading.Lock()
+        loop = asyncio.get_running_loop()
+        started = asyncio.Event()
 
         def job() -> dict[str, Any]:
-            with lock:
-                started.append(time.monotonic())
+            loop.call_soon_threadsafe(started.set)
             return handler(body, self.limits)
 
         future = self.executor.submit(job)
         limit = self.limits.time_limit
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout=2 * limit + 1)
+            await asyncio.wait_for(started.wait(), timeout=limit)
         except TimeoutError:
-            future.cancel()
-            with lock:
-                ran = time.monotonic() - started[0] if started else 0.0
-            if ran >= limit:
-                raise SolverLimitError(
-                    f"the analyser's time limit of {limit:g} s per request was hit"
+            if future.cancel():  # still queued: no worker was free in time
+                raise ApiError(
+                    503, "busy", "the server is busy with other boards; try again"
                 ) from None
-            raise ApiError(503, "busy", "the server is busy with other boards; try again") from None
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout=limit + GRACE)
+        except TimeoutError:
+            raise SolverLimitError(
+                f"the analyser's time limit of {limit:g} s per request was hit"
+            ) from None
 
 
 def _reject_constant(name: str) -> None:
@@ -178,8 +180,14 @@ def create_app(
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    cached_meta: list[dict[str, Any]] = []
+
     async def get_meta(request: Request) -> Response:
-        return JSONResponse(meta(limits))
+        # Asking each backend whether it is installed imports its package (OR-Tools takes a
+        # second): do it once, off the event loop.
+        if not cached_meta:
+            cached_meta.append(await asyncio.to_thread(meta, limits))
+        return JSONResponse(cached_meta[0])
 
     async def internal_error(request: Request, exc: Exception) -> Response:
         body = {"error": {"kind": "internal", "message": f"internal error: {type(exc).__name__}"}}
