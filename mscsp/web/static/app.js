@@ -365,7 +365,7 @@ function showTip(event, el) {
       html += `<br><span class="frac">${fraction(entry[2])}</span>`;
       const group = solution.groups[entry[3]];
       html += `<br>${GROUP_TEXT[group.kind](group)}`;
-      if (group.kind !== "safe" && group.kind !== "mine") {
+      if (group.kind === "frontier" || group.kind === "fixed") {
         for (const [rr, cc, , g] of solution.cells) {
           if (g === entry[3]) $("board").children[rr * state.grid.cols + cc].classList.add("hover-group");
         }
