@@ -387,6 +387,21 @@ def test_serve_command_answers_on_localhost():
     assert f"http://127.0.0.1:{port}/" in err
 
 
+def test_serve_on_a_busy_port_is_a_one_line_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "mscsp", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert "cannot listen on 127.0.0.1" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_serve_refuses_bad_options():
     result = CliRunner().invoke(main, ["serve", "--port", "70000"])
     assert result.exit_code == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import threading
 import webbrowser
 
@@ -27,7 +28,11 @@ def _is_loopback(host: str) -> bool:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port."
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="TCP port (0: any free port, shown at start).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
 @click.option(
@@ -76,6 +81,8 @@ def serve(
         Limits(time_limit=time_limit, max_cells=max_cells, workers=workers),
         allowed_hosts=LOOPBACK_NAMES if local else None,
     )
+    sock = _listen(host, port)
+    port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     if not local:
@@ -83,4 +90,16 @@ def serve(
     click.echo(f"mscsp analyser on {url} (Ctrl-C to stop)", err=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (port 0: any free one), or a one-line error."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
