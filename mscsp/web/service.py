@@ -74,6 +74,7 @@ _LIBRARY_ERRORS: tuple[tuple[type[MscspError], str, int], ...] = (
     (InconsistentBoardError, "inconsistent", 422),
     (BackendUnavailableError, "unavailable", 422),
     (SolverLimitError, "limit", 422),
+    (MscspError, "error", 422),
 )
 
 
@@ -104,7 +105,9 @@ def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], defau
     # JSON true/false are bools, which are ints in Python: refuse them where a number is meant.
     if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
         names = "/".join(k.__name__ for k in _tuple(kind))
-        raise ApiError(400, "request", f"field {name!r} must be {names}, got {value!r}")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ApiError(400, "request", f"field {name!r} must be {names}, got {shown}")
     return value
 
 
