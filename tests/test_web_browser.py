@@ -75,6 +75,7 @@ def driver(tmp_path_factory):
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-dev-shm-usage",
         "--disable-background-networking",
         "--disable-component-update",
         "--no-first-run",
