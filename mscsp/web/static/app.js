@@ -409,6 +409,11 @@ function cycle(value) {
 }
 
 function emptyBoard(rows, cols, mines) {
+  const most = state.meta.limits.max_cells;
+  if (rows * cols > most) {
+    showError({ kind: "too_large", message: `${cols}x${rows} is ${rows * cols} cells; this server solves at most ${most}` });
+    return;
+  }
   state.grid = { rows, cols, mines, cells: new Array(rows * cols).fill(COVERED) };
   state.solution = null;
   state.hint = null;
