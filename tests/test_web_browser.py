@@ -232,6 +232,14 @@ def test_bad_boards_show_an_error_next_to_the_board(driver, base_url):
     paste(driver, "2x2x1\n2?\n??\n")
     assert "Inconsistent board" in driver.find_element(By.ID, "error").text
     assert driver.find_element(By.ID, "board").get_attribute("data-state") == "error"
+    shown = len(dom_cells(driver))
+    for name, value in (("width", "1000"), ("height", "1000")):
+        box = driver.find_element(By.ID, name)
+        box.clear()
+        box.send_keys(value)
+    driver.find_element(By.ID, "new-board").click()
+    assert "Too large" in driver.find_element(By.ID, "error").text
+    assert len(dom_cells(driver)) == shown  # the last board stays, nothing huge is drawn
     paste(driver, "2x2x1\n1?\n??\n")
     assert not driver.find_element(By.ID, "error").is_displayed()
     assert_heat_map_is(driver, mscsp.parse_board("2x2x1\n1?\n??\n"))
