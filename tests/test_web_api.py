@@ -139,13 +139,15 @@ def test_library_errors_come_back_with_their_kind_and_place(client):
     missing = error_of(post(client, "/api/solve", {"board": "1??\n"}), 400, "parse")
     assert missing["line"] is None and "mine count" in missing["message"]
     inconsistent = post(client, "/api/solve", {"board": "2?\n??\n", "mines": 1})
-    assert error_of(inconsistent, 422, "inconsistent")["exit_code"] == 3
+    error = error_of(inconsistent, 422, "inconsistent")
+    assert error["exit_code"] == 3 and error["board"] == "2x2x1\n2?\n??\n"
     unknown = post(client, "/api/solve", {"board": EXAMPLE, "backend": "nope"})
     assert "choose from dss" in error_of(unknown, 400, "invalid")["message"]
     game = mscsp.Game(16, 30, 99, seed=0, first_click="opening")
     game.reveal(8, 15)
     slow = post(client, "/api/solve", {"board": game.board().to_text(), "time_limit": 1e-7})
-    assert error_of(slow, 422, "limit")["exit_code"] == 5
+    error = error_of(slow, 422, "limit")
+    assert error["exit_code"] == 5 and error["board"] == game.board().to_text()
 
 
 def test_unavailable_backend_maps_to_its_own_kind():

@@ -231,15 +231,17 @@ def test_bad_boards_show_an_error_next_to_the_board(driver, base_url):
     assert area.get_attribute("value")[start] == "x"
     paste(driver, "2x2x1\n2?\n??\n")
     assert "Inconsistent board" in driver.find_element(By.ID, "error").text
+    shown = dom_cells(driver)  # the board is drawn as pasted, without odds
+    assert [c["text"] for c in shown] == ["2", "", "", ""] and all(c["p"] is None for c in shown)
     assert driver.find_element(By.ID, "board").get_attribute("data-state") == "error"
-    shown = len(dom_cells(driver))
+    drawn = len(dom_cells(driver))
     for name, value in (("width", "1000"), ("height", "1000")):
         box = driver.find_element(By.ID, name)
         box.clear()
         box.send_keys(value)
     driver.find_element(By.ID, "new-board").click()
     assert "Too large" in driver.find_element(By.ID, "error").text
-    assert len(dom_cells(driver)) == shown  # the last board stays, nothing huge is drawn
+    assert len(dom_cells(driver)) == drawn  # the last board stays, nothing huge is drawn
     paste(driver, "2x2x1\n1?\n??\n")
     assert not driver.find_element(By.ID, "error").is_displayed()
     assert_heat_map_is(driver, mscsp.parse_board("2x2x1\n1?\n??\n"))

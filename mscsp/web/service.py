@@ -83,7 +83,8 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
 
     The body is ``{"error": {"kind", "message", ...}}``. Kinds: ``parse`` (with ``line`` and
     ``column`` when known), ``invalid``, ``inconsistent``, ``unavailable``, ``limit`` (each
-    with the CLI's ``exit_code``), and ``request``, ``too_large``, ``busy`` from the server.
+    with the CLI's ``exit_code``; a board that parsed but could not be solved comes back as
+    ``board``, in canonical text), and ``request``, ``too_large``, ``busy`` from the server.
     """
     if isinstance(exc, ApiError):
         return exc.status, {"error": {"kind": exc.kind, "message": str(exc)}}
@@ -94,6 +95,8 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
             if isinstance(exc, BoardParseError):
                 error["line"] = exc.line
                 error["column"] = exc.column
+            if getattr(exc, "board", None) is not None:
+                error["board"] = exc.board
             return status, {"error": error}
     raise TypeError(f"not an API error: {exc!r}")
 
@@ -211,7 +214,11 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     seconds = _seconds(body, limits)
     exact = _field(body, "exact", bool, False)
     start = time.perf_counter()
-    solution = solve(board, _backend(backend, seconds))
+    try:
+        solution = solve(board, _backend(backend, seconds))
+    except (InconsistentBoardError, SolverLimitError) as exc:
+        exc.board = board.to_text()  # the page still draws the board it could not solve
+        raise
     elapsed = time.perf_counter() - start
     out = solution_json(solution, backend, exact=exact)
     groups, cells = _groups(solution)

@@ -190,6 +190,11 @@ async function solveNow() {
   } catch (error) {
     if (error.name === "AbortError") return;
     state.solution = null;
+    if (error.board) {
+      // It parsed but has no odds (inconsistent, or too slow): show it as it is.
+      state.grid = parseCanonical(error.board);
+      if (state.mode === "analyse") syncInputs();
+    }
     showError(error);
   } finally {
     if (state.request === controller) {
