@@ -7,24 +7,26 @@ CSP player (reveal every certain-safe cell, else the least likely mine), so they
 stage of a game the way a strong player meets them.
 
 Shards are ``np.savez_compressed`` files ``shard-00000.npz`` holding one board size each, with
-a JSON ``meta`` entry (preset, size, rule, game seeds, counts). Generation runs shards in
-worker processes and skips shards already on disk, so an interrupted run resumes.
+a JSON ``meta`` entry (preset, size, rule, game seeds, counts); ``data.json`` records the
+settings all shards of a directory share. Generation runs shards in worker processes and
+skips shards already on disk, so an interrupted run resumes; other settings are refused.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mscsp.errors import InvalidInputError
+from mscsp.harness import parallel_map
 
 #: Cell code for padding outside the board (the game uses -2 for flags, -1 for covered).
 OFF_BOARD = -3
@@ -140,7 +142,9 @@ def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "d
         "games": len(seeds),
         "positions": int(len(arrays["cells"])),
     }
-    tmp = f"{path}.tmp.npz"  # savez appends .npz unless present; rename makes it atomic
+    # A hidden name (never read as a shard); savez appends .npz unless present; the rename
+    # makes the write atomic.
+    tmp = str(Path(path).with_name(f".{Path(path).name}.tmp.npz"))
     np.savez_compressed(
         tmp,
         meta=np.array(json.dumps(meta)),
@@ -149,6 +153,59 @@ def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "d
     )
     os.replace(tmp, path)
     return meta["positions"]
+
+
+#: The directory's record of what its shards are: the settings every shard must share.
+DATA_FILE = "data.json"
+
+
+def shard_name(index: int) -> str:
+    """File name of shard ``index`` (what :func:`load` reads: ``shard-*.npz``)."""
+    return f"shard-{index:05d}.npz"
+
+
+def _settings(spec: GenSpec, games_per_shard: int, seed: int) -> dict[str, Any]:
+    return {"spec": asdict(spec), "games_per_shard": games_per_shard, "seed": seed}
+
+
+def _check_settings(out: Path, settings: dict[str, Any]) -> None:
+    """Refuses a directory whose recorded settings (or shards) differ from ``settings``.
+
+    Raises:
+        InvalidInputError: One line naming the settings that differ.
+    """
+    path = out / DATA_FILE
+    if path.exists():
+        try:
+            recorded = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise InvalidInputError(
+                f"{path} is unreadable ({exc}); use another directory"
+            ) from None
+    else:
+        recorded = None
+        for shard in sorted(out.glob("shard-*.npz")):
+            meta = read_meta(shard)  # a directory from before data.json: its shards decide
+            spec = {k: meta.get(k) for k in asdict(GenSpec(1, 1, 0))}
+            index = int(shard.stem.split("-")[1])
+            first = settings["seed"] + index * settings["games_per_shard"]
+            recorded = {
+                "spec": spec,
+                "games_per_shard": settings["games_per_shard"],
+                "seed": settings["seed"] if meta["seeds"][:1] in ([], [first]) else "other",
+            }
+            if recorded != settings:
+                break
+    if recorded is None:
+        return
+    flat = {**recorded["spec"], **{k: v for k, v in recorded.items() if k != "spec"}}
+    wanted = {**settings["spec"], **{k: v for k, v in settings.items() if k != "spec"}}
+    differ = [k for k in wanted if flat.get(k) is not None and flat.get(k) != wanted[k]]
+    if differ:
+        detail = "; ".join(f"{k}: {flat[k]!r} there, {wanted[k]!r} here" for k in differ)
+        raise InvalidInputError(
+            f"{out} holds shards of other settings ({detail}); use another directory"
+        )
 
 
 def generate(
@@ -164,38 +221,64 @@ def generate(
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
 
-    Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards,
-    so a rerun with the same arguments skips finished shards and redoes only missing ones.
+    Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards.
+    The directory records its settings in ``data.json``: a rerun with the same settings
+    keeps every finished shard and plays only the missing games (a larger ``games``
+    extends the run); other settings are refused, so a directory never mixes two kinds of
+    data. Shards are written atomically, so an interrupted run leaves only whole shards.
 
     Returns:
-        Paths of all shards of this run.
+        Paths of the shards of this run (games ``0 .. games-1``).
+
+    Raises:
+        InvalidInputError: The directory holds data of other settings.
     """
     import click
 
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"{out} is not a directory")
     out.mkdir(parents=True, exist_ok=True)
+    settings = _settings(spec, games_per_shard, seed)
+    _check_settings(out, settings)
+    _write_json(out / DATA_FILE, settings)
+    for stale in out.glob(".*.tmp.npz"):  # left by an interrupted write
+        stale.unlink()
     jobs = []
     for k, start in enumerate(range(0, games, games_per_shard)):
-        path = out / f"shard-{k:05d}.npz"
+        path = out / shard_name(k)
         seeds = list(range(seed + start, seed + min(start + games_per_shard, games)))
         jobs.append((path, seeds))
-    todo = [(p, s) for p, s in jobs if not p.exists()]
-    workers = workers or min(len(todo), os.cpu_count() or 1) or 1
+    # A shard is done when it holds exactly its games; a shorter last shard from a run with
+    # fewer games is played again in full.
+    todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
+    workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
     sink = sys.stderr if progress else io.StringIO()
+    jobs_todo = [(spec, s, str(p), backend) for p, s in todo]
     with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
-        if workers == 1:
-            for p, s in todo:
-                make_shard(spec, s, str(p), backend)
-                bar.update(1)
-        else:
-            # spawn, not fork: the parent may have JAX's threads running.
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                futures = [pool.submit(make_shard, spec, s, str(p), backend) for p, s in todo]
-                for future in as_completed(futures):
-                    future.result()
-                    bar.update(1)
+        for _ in parallel_map(_make_shard_args, jobs_todo, workers):
+            bar.update(1)
     return [p for p, _ in jobs]
+
+
+def _make_shard_args(args: tuple[GenSpec, list[int], str, str]) -> int:
+    return make_shard(*args)
+
+
+def _write_json(path: Path, record: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def directory_totals(out_dir: str | Path) -> dict[str, int]:
+    """What a shard directory holds: ``shards``, ``games`` and ``positions``."""
+    metas = [read_meta(p) for p in sorted(Path(out_dir).glob("shard-*.npz"))]
+    return {
+        "shards": len(metas),
+        "games": sum(m["games"] for m in metas),
+        "positions": sum(m["positions"] for m in metas),
+    }
 
 
 def read_meta(path: str | Path) -> dict[str, Any]:

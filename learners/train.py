@@ -1,13 +1,14 @@
 """Training: jit-compiled AdamW steps on covered cells, periodic eval, logs, checkpoints.
 
 A run directory holds ``model.msgpack`` (config + weights: what players and ``learn eval``
-load), ``train_state.msgpack`` (optimizer state and step, for resuming), ``metrics.jsonl``
-and ``curves.png``.
+load), ``train_state.msgpack`` (run settings, weights, optimizer state and step in one
+atomically written file, for resuming), ``metrics.jsonl`` and ``curves.png``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -155,10 +156,15 @@ def load_model(path: str | Path) -> tuple[nnx.Module, dict[str, Any], dict[str, 
         config = json.loads(blob["config"])
     except Exception as exc:  # msgpack and JSON raise many kinds; all mean a bad file
         raise InvalidInputError(f"{path} is not a model checkpoint ({exc})") from None
-    model = build(config)
-    state = nnx.state(model, nnx.Param)
-    nnx.replace_by_pure_dict(state, blob["params"])
-    nnx.update(model, state)
+    try:
+        model = build(config)
+        state = nnx.state(model, nnx.Param)
+        nnx.replace_by_pure_dict(state, blob["params"])
+        nnx.update(model, state)
+    except Exception as exc:  # a config that names no model, or weights of another shape
+        raise InvalidInputError(
+            f"{path}: its weights do not fit its model config ({type(exc).__name__}: {exc})"
+        ) from None
     return model, config, json.loads(blob["meta"])
 
 
@@ -169,18 +175,118 @@ def _write(path: str | Path, data: bytes) -> None:
     tmp.replace(path)
 
 
+#: Settings a resumed run must share with the saved one (``steps`` may grow: a longer run).
+RESUME_KEYS = ("model", "labels", "batch", "lr", "warmup", "weight_decay", "seed", "data")
+#: Steps between progress lines (and ``train`` rows of ``metrics.jsonl``).
+LOG_EVERY = 50
+
+
+def _run_settings(cfg: TrainConfig) -> dict[str, Any]:
+    return asdict(cfg) | {"data": [str(d) for d in cfg.data]}
+
+
+def saved_run(out: Path) -> dict[str, Any] | None:
+    """The settings (and model config) of the run saved in ``out``, or ``None`` if none.
+
+    Raises:
+        InvalidInputError: The saved state cannot be read.
+    """
+    path = out / STATE_FILE
+    if not path.exists():
+        return None
+    try:
+        blob = serialization.msgpack_restore(path.read_bytes())
+        return {"train": json.loads(blob["train"]), "model": json.loads(blob["model"])}
+    except Exception as exc:  # msgpack and JSON raise many kinds; all mean a bad file
+        raise InvalidInputError(
+            f"{path} is not a train state of this version ({exc}); train with --fresh"
+        ) from None
+
+
+def check_resume(cfg: TrainConfig, saved: dict[str, Any]) -> None:
+    """Refuses to resume a run saved with other settings or another model.
+
+    Raises:
+        InvalidInputError: One line naming what differs.
+    """
+    settings = _run_settings(cfg)
+
+    def same(key: str) -> bool:
+        old, new = saved["train"].get(key), settings[key]
+        if key == "data" and isinstance(old, list):  # ./d and d are the same directory
+            return [os.path.normpath(d) for d in old] == [os.path.normpath(d) for d in new]
+        return old == new
+
+    differ = [
+        f"{k}: {saved['train'].get(k)!r} saved, {settings[k]!r} now"
+        for k in RESUME_KEYS
+        if not same(k)
+    ]
+    if saved["model"] != dict(CONFIGS[cfg.model]) and not differ:
+        differ.append(f"model {cfg.model!r}: its config changed since the run was saved")
+    if differ:
+        raise InvalidInputError(
+            f"{cfg.out} holds a run with other settings ({'; '.join(differ)}); "
+            "use another --out, or --fresh to start it over"
+        )
+
+
+def _truncate_metrics(path: Path, step: int) -> None:
+    """Drops rows past ``step`` (written after the last checkpoint) so none repeats on resume."""
+    if not path.exists():
+        return
+    rows = [line for line in path.read_text().splitlines() if line.strip()]
+    kept = []
+    for line in rows:
+        try:
+            if json.loads(line)["step"] <= step:
+                kept.append(line)
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut by the interruption
+    _write(path, "".join(f"{line}\n" for line in kept).encode())
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
 def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     """Trains ``cfg.model`` on ``cfg.data`` and writes a run directory; returns its path.
 
     Validation positions are the held-out games (:meth:`Positions.split`). With ``resume``,
-    a run directory that already has a train state continues from its step; batches are
-    drawn from ``rng([seed, step])`` so a resumed run sees the same batches.
+    a run directory that already has a train state continues from its step, provided it was
+    saved with the same settings (else nothing is written and an error says what differs);
+    batches are drawn from ``rng([seed, step])`` so a resumed run sees the same batches.
+    Without ``resume`` the directory's run is started over. Every ``eval_every`` steps the
+    weights and optimizer state are checkpointed atomically (one file); ``metrics.jsonl``
+    keeps one row per step and split, also after a resume.
+
+    Raises:
+        InvalidInputError: Unknown model, no data, or a saved run with other settings.
     """
+    if cfg.model not in CONFIGS:
+        raise InvalidInputError(f"unknown model {cfg.model!r}; choose from {', '.join(CONFIGS)}")
     out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"{out} is not a directory")
+    saved = saved_run(out) if resume else None
+    if saved is not None:
+        check_resume(cfg, saved)
+    elif resume and ((out / MODEL_FILE).exists() or (out / METRICS_FILE).exists()):
+        raise InvalidInputError(
+            f"{out} holds a model but no train state to resume; use another --out, or "
+            "--fresh to start it over"
+        )
     splits = [g.split() for g in load(cfg.data)]
     train_groups = [t for t, _ in splits if len(t)]
     val_groups = [v.take(np.arange(min(len(v), cfg.eval_positions))) for _, v in splits if len(v)]
+    if not train_groups or not val_groups:
+        raise InvalidInputError(
+            f"{', '.join(map(str, cfg.data))}: too few games for a training and a validation "
+            "split (one game in ten is held out)"
+        )
     model_config = dict(CONFIGS[cfg.model])
     model = build(model_config, seed=cfg.seed)
     schedule = optax.warmup_cosine_decay_schedule(
@@ -192,14 +298,20 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
     state_path = out / STATE_FILE
     start = 0
-    if resume and state_path.exists():
-        model, _, _ = load_model(out / MODEL_FILE)
-        optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
+    out.mkdir(parents=True, exist_ok=True)
+    if saved is not None:
+        blob = serialization.msgpack_restore(state_path.read_bytes())
+        params = nnx.state(model, nnx.Param)
+        nnx.replace_by_pure_dict(params, blob["params"])
+        nnx.update(model, params)
         opt_state = nnx.state(optimizer)
-        nnx.replace_by_pure_dict(opt_state, serialization.msgpack_restore(state_path.read_bytes()))
+        nnx.replace_by_pure_dict(opt_state, blob["optimizer"])
         nnx.update(optimizer, opt_state)
         start = int(optimizer.step[...])
+        _truncate_metrics(out / METRICS_FILE, start)
         log(f"resuming {out} at step {start}")
+    else:
+        (out / METRICS_FILE).unlink(missing_ok=True)
     log(
         f"{cfg.model}: {count_params(model)} params; train "
         f"{sum(map(len, train_groups))} positions, val {sum(map(len, val_groups))}"
@@ -217,6 +329,20 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         }
         return {"step": step, "split": "val", **row}
 
+    def checkpoint(step: int) -> None:
+        pure = lambda state: jax.tree.map(np.asarray, nnx.to_pure_dict(state))  # noqa: E731
+        blob = {
+            "train": json.dumps(_run_settings(cfg)),
+            "model": json.dumps(model_config),
+            "params": pure(nnx.state(model, nnx.Param)),
+            "optimizer": pure(nnx.state(optimizer)),
+        }
+        # The train state is one file written atomically: weights and optimizer never part.
+        _write(state_path, serialization.msgpack_serialize(blob))
+        save_model(
+            out / MODEL_FILE, model, model_config, {"train": _run_settings(cfg), "step": step}
+        )
+
     # Line-buffered so the log can be followed while training runs.
     with (out / METRICS_FILE).open("a", buffering=1) as metrics:
         t0, losses = time.time(), []
@@ -225,15 +351,21 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
             x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng)
             losses.append(float(train_step(model, optimizer, x, y, mask)))
             done = step + 1
-            if done % 50 == 0 or done == cfg.steps:
+            if done % LOG_EVERY == 0 or done == cfg.steps:
+                elapsed = time.time() - t0
+                rate = (done - start) / max(elapsed, 1e-9)
                 row = {
                     "step": done,
                     "split": "train",
                     "loss": float(np.mean(losses)),
                     "lr": float(schedule(done)),
-                    "elapsed": time.time() - t0,
+                    "elapsed": elapsed,
                 }
                 metrics.write(json.dumps(row) + "\n")
+                log(
+                    f"step {done}/{cfg.steps}  loss {row['loss']:.4g}  {rate:.1f} steps/s  "
+                    f"ETA {_duration((cfg.steps - done) / rate)}"
+                )
                 losses = []
             if done % cfg.eval_every == 0 or done == cfg.steps:
                 row = evaluate(done)
@@ -244,14 +376,7 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
                         for k, v in row.items()
                     )
                 )
-                save_model(
-                    out / MODEL_FILE,
-                    model,
-                    model_config,
-                    {"train": asdict(cfg) | {"data": list(cfg.data)}, "step": done},
-                )
-                opt_state = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(optimizer)))
-                _write(state_path, serialization.msgpack_serialize(opt_state))
+                checkpoint(done)
     plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
     return out
 

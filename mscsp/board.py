@@ -8,8 +8,11 @@ number 0-8) plus the total number of mines. The text format is what users paste:
     ??1.
     ?F1.
 
-Cells: ``?``/``H`` covered, ``.``/``0`` revealed zero, ``1``-``8`` numbers, ``F``/``*``/``!`` flags.
-Spaces between cells are ignored.
+Cells: ``?``/``H``/``h`` covered, ``.``/``0`` revealed zero, ``1``-``8`` numbers,
+``F``/``f``/``*``/``!`` flags. Whitespace between cells is ignored (non-breaking spaces
+included), and so is a UTF-8 byte-order mark: what a copy from a web page or an editor adds.
+Anything else is refused with its line and column (counted from 1, as editors do); cells
+in messages are ``(row, col)`` counted from 0, as on the probability map.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import BoardParseError
+from .errors import BoardParseError, InconsistentBoardError
 
 COVERED = -1
 FLAG = -2
@@ -30,8 +33,13 @@ MAX_CELLS = 1_000_000
 MAX_SIDE = 10_000
 _MAX_TEXT = 32 * MAX_CELLS  # characters; generous room for spaces and comments
 
-_CELL_CODES = {"?": COVERED, "H": COVERED, ".": 0, "F": FLAG, "*": FLAG, "!": FLAG}
+_CELL_CODES = {"?": COVERED, "H": COVERED, "h": COVERED, ".": 0}
+_CELL_CODES.update({flag: FLAG for flag in "Ff*!"})
 _CELL_CODES.update({str(d): d for d in range(9)})
+#: Invisible characters pasted text carries that mean nothing (zero-width space, BOM).
+_IGNORED = "\u200b\ufeff"
+#: Digits a header number may have (a board holds at most MAX_CELLS cells).
+_MAX_DIGITS = 9
 _HEADER_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 _HEADER_MINES = re.compile(r"^\s*mines\s*=\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -123,12 +131,15 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
 
     Raises:
         BoardParseError: On malformed text; the message names the line and column.
+        InconsistentBoardError: The text is a board no mine layout fits (more flags than
+            mines, a number above its neighbour count...); the message names a cell.
     """
     if isinstance(text, bytes | bytearray):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BoardParseError(f"input is not UTF-8 text (byte {exc.start})") from None
+    text = text.removeprefix("\ufeff")
     if len(text) > _MAX_TEXT:
         raise BoardParseError(f"input too large ({len(text)} characters; limit {_MAX_TEXT})")
     if "\x00" in text:
@@ -146,12 +157,12 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
         if not rows and header is None and header_mines is None:
             m = _HEADER_SIZE.match(line)
             if m:
-                w, h, k = (int(g) for g in m.groups())
+                w, h, k = (_header_int(g, lineno) for g in m.groups())
                 header, header_mines = (w, h, k), k
                 continue
             m = _HEADER_MINES.match(line)
             if m:
-                header_mines = int(m.group(1))
+                header_mines = _header_int(m.group(1), lineno)
                 continue
         rows.append(_parse_row(line, lineno))
         row_lines.append(lineno)
@@ -187,18 +198,35 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
     flags = int(np.count_nonzero(cells == FLAG))
     covered = int(np.count_nonzero(cells == COVERED))
     if flags > total:
-        raise BoardParseError(f"{flags} flags but only {total} mines")
+        raise InconsistentBoardError(f"{flags} flags but only {total} mines", _first(cells == FLAG))
     if total - flags > covered:
-        raise BoardParseError(
-            f"{total} mines but only {flags} flags and {covered} covered cells to hold them"
+        raise InconsistentBoardError(
+            f"{total} mines but only {flags} flags and {covered} covered cells to hold them",
+            _first(cells == COVERED) or _first(cells == FLAG) or (0, 0),
         )
     return Board(cells, int(total))
+
+
+def _first(mask: np.ndarray) -> tuple[int, int] | None:
+    found = np.argwhere(mask)
+    return (int(found[0, 0]), int(found[0, 1])) if len(found) else None
+
+
+def _header_int(digits: str, lineno: int) -> int:
+    # int() of thousands of digits is slow and then refused by Python; no board needs them.
+    if len(digits) > _MAX_DIGITS:
+        raise BoardParseError(
+            f"header number of {len(digits)} digits is too large (boards hold at most "
+            f"{MAX_CELLS} cells)",
+            lineno,
+        )
+    return int(digits)
 
 
 def _parse_row(line: str, lineno: int) -> list[int]:
     row = []
     for col, ch in enumerate(line, start=1):
-        if ch in " \t":
+        if ch.isspace() or ch in _IGNORED:
             continue
         code = _CELL_CODES.get(ch)
         if code is None:
@@ -222,7 +250,6 @@ def _check_numbers(cells: np.ndarray, row_lines: list[int]) -> None:
     if too_big.any():
         r, c = (int(v) for v in np.argwhere(too_big)[0])
         n = int(neighbour_counts(*cells.shape)[r, c])
-        raise BoardParseError(
-            f"number {int(cells[r, c])} at row {r + 1}, cell {c + 1} exceeds its {n} neighbours",
-            row_lines[r],
+        raise InconsistentBoardError(
+            f"line {row_lines[r]}: the {int(cells[r, c])} exceeds its {n} neighbours", (r, c)
         )

@@ -157,7 +157,7 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     mark[around[open_ & (live & (need == 0))[:, None]]] |= 2
     if (mark == 3).any():
         r, c = divmod(int(np.flatnonzero(mark == 3)[0]), width)
-        raise InconsistentBoardError(f"the cell at ({r - 1}, {c - 1}) must be both a mine and safe")
+        raise InconsistentBoardError("a cell must be both a mine and safe", (r - 1, c - 1))
     settled_groups = [(np.flatnonzero(mark == m), m % 2) for m in (2, 1)]
     settled_groups = [(where, mine) for where, mine in settled_groups if len(where)]
     if settled_groups:
@@ -223,12 +223,13 @@ def _check(
     flat: np.ndarray, numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, width: int
 ) -> None:
     """Raises on the first number that needs more mines than it has open cells, or fewer
-    than zero (cells named from 0, as on the probability map)."""
+    than zero (the error names its cell)."""
     bad = (need < 0) | (need > open_nb)
     if bad.any():
         i = int(np.argmax(bad))
         r, c = divmod(int(numbers[i]), width)
         raise InconsistentBoardError(
-            f"the {int(flat[numbers[i]])} at ({r - 1}, {c - 1}) cannot be satisfied (it still "
-            f"needs {int(need[i])} mines among {int(open_nb[i])} open neighbours)"
+            f"the {int(flat[numbers[i]])} cannot be satisfied (it still needs {int(need[i])} "
+            f"mines among {int(open_nb[i])} open neighbours)",
+            (r - 1, c - 1),
         )

@@ -34,9 +34,24 @@ class InvalidInputError(MscspError, ValueError):
 
 
 class InconsistentBoardError(MscspError):
-    """The revealed numbers admit no placement of the remaining mines."""
+    """The revealed numbers admit no placement of the remaining mines.
+
+    Attributes:
+        cell: A ``(row, col)`` cell involved in the contradiction, counted from 0 as on the
+            probability map, when known (the message then names it).
+    """
 
     exit_code = 3
+
+    def __init__(self, message: str, cell: tuple[int, int] | None = None):
+        self.cell = cell
+        where = "" if cell is None else f" (cell {format_cell(cell)})"
+        super().__init__(message + where)
+
+
+def format_cell(cell: tuple[int, int]) -> str:
+    """``(row, col)`` as every message writes a cell: counted from 0, like the map."""
+    return f"({int(cell[0])}, {int(cell[1])})"
 
 
 class BackendUnavailableError(MscspError):

@@ -7,12 +7,14 @@ depends on ``(s, i)`` only: not on the number of workers, the executor, batching
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, first_move
-from .players import Player, get_player
+from .players import LEARNER_PREFIX, PLAYERS, Player, get_player
 
 EXECUTORS = ("process", "ray")
 
@@ -50,10 +52,76 @@ class RunConfig:
     options: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        """Raises :class:`InvalidInputError` for a board or first move that cannot be played."""
+        """Raises :class:`InvalidInputError` for a board, first move or player option that
+        cannot be played (before any game starts, not in the middle of a run)."""
         Game(self.rows, self.cols, self.mines, first_click=self.first_click)
         if self.first_move != "random":
             first_move(self.first_move, self.rows, self.cols)
+        check_player_options(self.strategy, self.options)
+
+
+def check_player_options(strategy: str, options: dict[str, Any]) -> None:
+    """Checks ``options`` against the keyword arguments of the strategy's player class.
+
+    A value must have the type of the argument's default; numbers must be finite and not
+    negative, and caps (``max_*``) at least 1. Unknown strategies are left to
+    :func:`~mscsp.players.get_player`, which names the valid ones.
+
+    Raises:
+        InvalidInputError: Unknown option or bad value (one line, naming both).
+    """
+    cls = _player_class(strategy)
+    if cls is None:
+        return
+    params = inspect.signature(cls.__init__).parameters
+    fixed = {"self", "path"}  # a learner's path comes from its spec
+    takes = [n for n, p in params.items() if n not in fixed and p.kind is p.POSITIONAL_OR_KEYWORD]
+    for name, value in options.items():
+        if name not in takes:
+            raise InvalidInputError(
+                f"strategy {strategy!r} has no option {name!r} (it takes: "
+                f"{', '.join(takes) or 'none'})"
+            )
+        default = params[name].default
+        wanted = _option_kind(default)
+        if wanted is None:
+            continue
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = {
+            "an integer": isinstance(value, int) and not isinstance(value, bool),
+            "a number": number and math.isfinite(value),
+            "a string": isinstance(value, str),
+            "true or false": isinstance(value, bool),
+        }[wanted]
+        if not ok:
+            raise InvalidInputError(f"option {name} of {strategy!r} takes {wanted}, got {value!r}")
+        least = 1 if name.startswith("max_") and wanted == "an integer" else 0
+        if number and value < least:
+            raise InvalidInputError(
+                f"option {name} of {strategy!r} must be >= {least}, got {value}"
+            )
+
+
+def _player_class(strategy: str) -> type | None:
+    if strategy.startswith(LEARNER_PREFIX):
+        try:  # light: JAX loads only when a model does
+            from learners.player import LearnerPlayer
+        except ImportError:
+            return None
+        return LearnerPlayer
+    return PLAYERS.get(strategy)
+
+
+def _option_kind(default: Any) -> str | None:
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "an integer"
+    if isinstance(default, float):
+        return "a number"
+    if isinstance(default, str):
+        return "a string"
+    return None
 
 
 @dataclass(frozen=True)
@@ -77,14 +145,8 @@ class GameResult:
     seconds: float
 
     def row(self) -> list:
-        return [
-            self.index,
-            int(self.won),
-            round(self.cleared, 6),
-            self.moves,
-            self.guesses,
-            round(self.seconds, 6),
-        ]
+        """The log row: exact values (JSON writes floats so that they read back identical)."""
+        return [self.index, int(self.won), self.cleared, self.moves, self.guesses, self.seconds]
 
     @classmethod
     def from_row(cls, row: list) -> GameResult:
@@ -172,21 +234,25 @@ class Summary:
 
 
 class Tally:
-    """Running sums of game results, summarised on demand."""
+    """Running sums of game results, summarised on demand.
+
+    Sums are exact (floats are added as fractions), so the summary does not depend on the
+    order games finish in: a resumed or parallel run summarises exactly like a serial one.
+    """
 
     def __init__(self, results: Iterable[GameResult] = ()):
         self.games = self.wins = self.moves = self.guesses = 0
-        self.cleared = self.seconds = 0.0
+        self.cleared = self.seconds = Fraction(0)
         self.add(results)
 
     def add(self, results: Iterable[GameResult]) -> None:
         for r in results:
             self.games += 1
             self.wins += r.won
-            self.cleared += r.cleared
+            self.cleared += Fraction(r.cleared)
             self.moves += r.moves
             self.guesses += r.guesses
-            self.seconds += r.seconds
+            self.seconds += Fraction(r.seconds)
 
     def summary(self) -> Summary:
         n = self.games or 1
@@ -197,41 +263,71 @@ class Tally:
             self.wins / n,
             low,
             high,
-            self.cleared / n,
+            float(self.cleared / n),
             self.moves / n,
             self.guesses / n,
-            self.seconds / n,
+            float(self.seconds / n),
         )
 
 
 class RunLog:
-    """An append-only JSONL log: a header line with the config, then one line per batch.
+    """An append-only JSONL log of one run: a header line with the config, then one line per batch.
 
-    A line cut short by an interruption is ignored when the log is read back.
+    A log holds exactly one run's games. A resumed run may append a new header with the same
+    config (for a new game count); a header with another config makes the log unreadable
+    rather than silently mixed. A line cut short by an interruption is ignored on reading.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        #: Games the logged run was started for (set by :meth:`read`).
+        #: Games the logged run was last started for (set by :meth:`read`).
         self.planned = 0
 
+    def exists(self) -> bool:
+        """Whether the log holds anything (an empty file counts as no log)."""
+        return self.path.is_file() and self.path.stat().st_size > 0
+
     def read(self) -> tuple[RunConfig | None, dict[int, GameResult]]:
-        """The logged config and the finished games by index."""
+        """The logged config and the finished games by index.
+
+        Raises:
+            InvalidInputError: The file is not a run log, or it holds games of several runs.
+        """
         config, done = None, {}
         self.planned = 0
-        with self.path.open() as handle:
-            for line in handle:
+        try:
+            handle = self.path.open(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read the log {self.path}: {exc.strerror}") from None
+        with handle:
+            for lineno, line in enumerate(handle, start=1):
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError:
                     continue
-                if record.get("type") == "run":
-                    config = RunConfig(**record["config"])
-                    self.planned = int(record.get("games", 0))
-                elif record.get("type") == "batch":
-                    for row in record["games"]:
-                        result = GameResult.from_row(row)
-                        done[result.index] = result
+                kind = record.get("type") if isinstance(record, dict) else None
+                try:
+                    if kind == "run":
+                        logged = RunConfig(**record["config"])
+                        if config is not None and logged != config:
+                            raise InvalidInputError(
+                                f"{self.path} mixes two runs (line {lineno}: "
+                                f"{describe_difference(config, logged)}); "
+                                "split it or start a new log"
+                            )
+                        config, self.planned = logged, int(record.get("games", 0))
+                    elif kind == "batch":
+                        for row in record["games"]:
+                            result = GameResult.from_row(row)
+                            done[result.index] = result
+                except (KeyError, TypeError, ValueError) as exc:
+                    if isinstance(exc, InvalidInputError):
+                        raise
+                    raise InvalidInputError(
+                        f"{self.path} line {lineno} is not a run-log record ({exc})"
+                    ) from None
+        if done and config is None:
+            raise InvalidInputError(f"{self.path} holds games but no run header")
         return config, done
 
     def repair(self) -> None:
@@ -240,8 +336,9 @@ class RunLog:
             if handle.seek(0, 2) and (handle.seek(-1, 2), handle.read(1))[1] != b"\n":
                 handle.write(b"\n")
 
-    def start(self, config: RunConfig, games: int) -> None:
-        with self.path.open("a") as handle:
+    def start(self, config: RunConfig, games: int, *, new: bool = False) -> None:
+        """Writes the header line (replacing the whole file when ``new``)."""
+        with self.path.open("w" if new else "a") as handle:
             handle.write(
                 json.dumps({"type": "run", "config": asdict(config), "games": games}) + "\n"
             )
@@ -252,27 +349,47 @@ class RunLog:
             handle.flush()
 
 
+def describe_difference(logged: RunConfig, config: RunConfig) -> str:
+    """``"seed: 1 in the log, 2 here; ..."``: the settings two run configs disagree on."""
+    return "; ".join(
+        f"{f.name}: {getattr(logged, f.name)!r} in the log, {getattr(config, f.name)!r} here"
+        for f in fields(RunConfig)
+        if getattr(logged, f.name) != getattr(config, f.name)
+    )
+
+
 def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which stops them and keeps what is logged.
+    # Workers leave Ctrl-C to the parent, which stops them and keeps what is finished.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def parallel_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:
+    """``func(item)`` for every item, in finishing order, on ``workers`` spawned processes.
+
+    With one worker it runs in this process. Workers ignore Ctrl-C: the parent gets it,
+    stops them at once (unfinished items are lost, finished ones were already yielded) and
+    the ``KeyboardInterrupt`` carries on to the caller.
+    """
+    if workers <= 1:
+        for item in items:
+            yield func(item)
+        return
+    import multiprocessing
+
+    # spawn, not fork: the parent may have threads running (JAX, Ray).
+    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
+    try:
+        yield from pool.imap_unordered(func, items)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _run_processes(
     config: RunConfig, batches: list[list[int]], workers: int
 ) -> Iterator[list[GameResult]]:
-    if workers <= 1:
-        for batch in batches:
-            yield play_batch(config, batch)
-        return
-    import multiprocessing
-
-    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
-    try:
-        yield from pool.imap_unordered(_play_batch_args, [(config, b) for b in batches])
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
+    yield from parallel_map(_play_batch_args, [(config, b) for b in batches], workers)
 
 
 def _play_batch_args(args: tuple[RunConfig, list[int]]) -> list[GameResult]:
@@ -308,6 +425,40 @@ def _run_ray(
             ray.cancel(ref, force=True)
 
 
+def _open_log(
+    run_log: RunLog | None, config: RunConfig, games: int, *, resume: bool, new_log: bool
+) -> dict[int, GameResult]:
+    """Checks the log against the run and readies it; returns the games already played."""
+    if resume:
+        if run_log is None or not run_log.exists():
+            raise InvalidInputError(f"cannot resume: no log at {run_log and run_log.path}")
+        logged, done = run_log.read()
+        if logged is None:
+            raise InvalidInputError(f"cannot resume: {run_log.path} holds no run header")
+        if logged != config:
+            raise InvalidInputError(
+                f"{run_log.path} records a different run "
+                f"({describe_difference(logged, config)}); resume with the log's settings, "
+                "or start a new log (--overwrite)"
+            )
+        run_log.repair()
+        if games != run_log.planned:
+            run_log.start(config, games)
+        return done
+    if run_log is not None:
+        if run_log.exists() and not new_log:
+            logged, _ = run_log.read()
+            if logged is None:
+                raise InvalidInputError(f"{run_log.path} exists and is not a run log")
+            raise InvalidInputError(
+                f"{run_log.path} already holds a run ({logged.strategy}, "
+                f"{logged.rows}x{logged.cols}/{logged.mines}, seed {logged.seed}); resume it "
+                "(--resume) or replace it (--overwrite)"
+            )
+        run_log.start(config, games, new=True)
+    return {}
+
+
 def run(
     config: RunConfig,
     games: int,
@@ -316,6 +467,7 @@ def run(
     executor: str = "process",
     log: str | Path | None = None,
     resume: bool = False,
+    new_log: bool = False,
     batch_size: int | None = None,
     on_batch: Callable[[list[GameResult], Summary], None] | None = None,
 ) -> Summary:
@@ -328,6 +480,8 @@ def run(
         executor: ``"process"`` (local processes) or ``"ray"``.
         log: JSONL log path; every finished batch is appended to it.
         resume: Continue the run recorded in ``log`` (its config must match).
+        new_log: Replace a log that already exists (without it, an existing log is refused
+            unless ``resume``: a log never holds two runs).
         batch_size: Games per batch (default: about ten batches per worker, at most 250).
         on_batch: Called after each batch with its results and the running summary.
 
@@ -337,7 +491,8 @@ def run(
         carries on to the caller.
 
     Raises:
-        InvalidInputError: Bad settings, or a log that does not match ``config``.
+        InvalidInputError: Bad settings, a log that does not match ``config``, or an existing
+            log given neither ``resume`` nor ``new_log``.
         BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
     if executor not in EXECUTORS:
@@ -346,19 +501,8 @@ def run(
         raise InvalidInputError("games must be >= 0 and workers >= 1")
     config.validate()
     get_player(config.strategy, **config.options)  # fail fast on a bad spec, in this process
-    done: dict[int, GameResult] = {}
     run_log = RunLog(log) if log is not None else None
-    if resume:
-        if run_log is None or not run_log.path.exists():
-            raise InvalidInputError(f"cannot resume: no log at {log}")
-        run_log.repair()
-        logged, done = run_log.read()
-        if logged != config:
-            raise InvalidInputError(
-                f"the log {log} records a different run: {logged}; this run is {config}"
-            )
-    elif run_log is not None:
-        run_log.start(config, games)
+    done = _open_log(run_log, config, games, resume=resume, new_log=new_log)
     todo = [i for i in range(games) if i not in done]
     size = batch_size or max(1, min(250, math.ceil(len(todo) / (10 * workers))))
     batches = [todo[k : k + size] for k in range(0, len(todo), size)]

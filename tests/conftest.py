@@ -1,6 +1,13 @@
-"""Shared fixtures: every registered backend, and positions from real games."""
+"""Shared fixtures: every registered backend, positions from real games, subprocess helpers."""
 
 from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,3 +68,22 @@ def positions() -> list[tuple[mscsp.Board, np.ndarray]]:
             found.append(item)
         seed += 1
     return found
+
+
+def repo_env() -> dict[str, str]:
+    """The environment for a subprocess that must import this checkout of mscsp."""
+    root = str(Path(__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def interrupt_when(command: list[str], ready: Callable[[], bool]) -> tuple[int, str]:
+    """Starts ``command``, sends it SIGINT (Ctrl-C) once ``ready()``; returns (code, stderr)."""
+    proc = subprocess.Popen(
+        command, env=repo_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not ready():
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err

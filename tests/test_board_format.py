@@ -56,9 +56,6 @@ def test_format_parse_round_trip(board):
         ("3x2x1\n???\n??\n", None, "ragged rows"),
         ("3x1x1\n?x?\n", None, "unknown cell 'x'"),
         ("3x3x1\n???\n?9?\n???\n", None, "'9' is not a valid cell"),
-        ("2x2x0\n4.\n..\n", None, "exceeds its 3 neighbours"),
-        ("2x2x1\nFF\n??\n", None, "2 flags but only 1 mines"),
-        ("2x2x4\n1?\n??\n", None, "only 0 flags and 3 covered cells"),
         ("3x3x1\n??\n??\n", None, "header says 3x3"),
         ("??\n??\n", None, "missing mine count"),
         ("", None, "empty input"),
@@ -66,6 +63,11 @@ def test_format_parse_round_trip(board):
         ("2x1x1\n??\n", 2, "conflicts with the header"),
         ("\x00\x01\x02garbage", None, "binary data"),
         (b"\xff\xfe\x00??", None, "not UTF-8"),
+        ("3x1x1\n?m?\n", None, "line 2, column 2: unknown cell 'm'"),
+        ("3x1x1\n?\uff1f?\n", None, "line 2, column 2: unknown cell"),  # fullwidth '?'
+        ("3x1x1\n? x\n", None, "line 2, column 3: unknown cell 'x'"),
+        ("1" * 5000 + "x1x1\n.\n", None, "line 1: header number of 5000 digits"),
+        ("mines=" + "9" * 4400 + "\n.\n", None, "header number of 4400 digits"),
     ],
 )
 def test_malformed_input_is_rejected_with_a_located_message(text, mines, fragment):
@@ -89,3 +91,26 @@ def test_absurd_sizes_are_rejected_without_building_the_board():
         mscsp.parse_board(text)
     with pytest.raises(mscsp.BoardParseError, match="too long"):
         mscsp.parse_board("mines=1\n" + "?" * 20_000)
+
+
+def test_pasted_text_that_is_unambiguous_is_accepted():
+    plain = mscsp.parse_board("3x2x2\n?F1\n??.\n")
+    pasted = "\ufeff3x2x2\r\n h\u00a0f 1\u202f\r\n?\u200b?\u00a0.\u00a0\r\n"
+    assert mscsp.parse_board(pasted) == plain
+    assert mscsp.parse_board(pasted.encode("utf-8")) == plain
+
+
+@pytest.mark.parametrize(
+    ("text", "cell", "fragment"),
+    [
+        ("2x2x0\n4.\n..\n", (0, 0), "exceeds its 3 neighbours"),
+        ("3x2x1\n?FF\n???\n", (0, 1), "2 flags but only 1 mines"),
+        ("2x2x4\n1?\n??\n", (0, 1), "only 0 flags and 3 covered cells"),
+        ("2x2x2\n1.\n..\n", (0, 0), "covered cells to hold them"),
+    ],
+)
+def test_impossible_boards_are_inconsistent_and_name_a_cell(text, cell, fragment):
+    with pytest.raises(mscsp.InconsistentBoardError) as info:
+        mscsp.parse_board(text)
+    assert fragment in str(info.value) and info.value.cell == cell
+    assert f"(cell {cell[0]}, {cell[1]})".replace("cell ", "cell (") in str(info.value)

@@ -6,9 +6,14 @@ import json
 import subprocess
 import sys
 
+import click
+import numpy as np
+import pytest
 from click.testing import CliRunner
 
+import mscsp
 from mscsp.cli import main
+from mscsp.contradiction import locate_contradiction, numbers_consistent
 
 
 def run(args, stdin=None):
@@ -50,7 +55,7 @@ def test_exit_codes_and_one_line_messages(tmp_path):
     assert "Traceback" not in bad.output
     inconsistent = run(["probs", "-", "--mines", "1"], stdin="2?\n??\n")
     assert inconsistent.exit_code == 3
-    assert "no placement" in inconsistent.output
+    assert "no placement" in inconsistent.output and "(cell (" in inconsistent.output
     missing = run(["probs", str(tmp_path / "nope.txt")])
     assert missing.exit_code == 2
     unknown = run(["probs", "--backend", "nope"])
@@ -76,3 +81,89 @@ def test_time_limit_exits_with_code_5():
     result = run(["probs", "-", "--time-limit", "0.0000001"], stdin=game.board().to_text())
     assert result.exit_code == 5
     assert "time limit" in result.output
+
+
+@pytest.mark.parametrize(
+    ("board", "cell"),
+    [
+        ("3x2x1\n?FF\n???\n", "(0, 1)"),  # more flags than mines
+        ("3x1x2\n1?1\n", "(0, 1)"),  # more mines than covered cells
+        ("4x4x3\n2?..\n....\n....\n..??\n", "(0, 0)"),  # a number above its neighbours
+        ("2x2x0\n4.\n..\n", "(0, 0)"),  # above the neighbour count
+        ("5x1x1\n1?1?1\n", "(0, 4)"),  # numbers that contradict each other
+        ("5x1x2\n1?1?1\n", "(0, 4)"),
+        ("3x2x2\n1?.\n.?1\n", "(1, 0)"),  # the 0 forbids what the 1 needs
+        ("4x3x5\n?1??\n?1??\n????\n", "(0, 0)"),  # the numbers fit, the total does not
+    ],
+)
+def test_every_impossible_board_exits_3_naming_a_cell(board, cell):
+    result = run(["probs", "-"], stdin=board)
+    assert result.exit_code == 3, result.output
+    assert f"(cell {cell})" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_named_cell_is_part_of_a_contradiction(positions):
+    """On real positions with one number changed, the named number breaks its prefix."""
+    checked = 0
+    for board, _ in positions[:60]:
+        numbers = np.argwhere(board.cells > 0)
+        if not len(numbers):
+            continue
+        r, c = numbers[len(numbers) // 2]
+        cells = board.cells.copy()
+        cells[r, c] = min(int(cells[r, c]) + 1, 8)
+        broken = mscsp.Board(cells, board.mines)
+        try:
+            mscsp.solve(broken)
+        except mscsp.InconsistentBoardError:
+            pass
+        else:
+            continue
+        cell = locate_contradiction(broken)
+        if numbers_consistent(broken):  # the numbers fit; the total does not
+            assert broken.cells[cell] == mscsp.COVERED
+            continue
+        assert broken.cells[cell] >= 0
+        after = np.argwhere(broken.cells >= 0)
+        k = next(i for i, rc in enumerate(after.tolist()) if tuple(rc) == cell)
+        relaxed = broken.cells.copy()
+        relaxed[after[k + 1 :, 0], after[k + 1 :, 1]] = mscsp.COVERED
+        assert not numbers_consistent(mscsp.Board(relaxed, broken.mines))
+        relaxed[cell] = mscsp.COVERED
+        assert numbers_consistent(mscsp.Board(relaxed, broken.mines))
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_cell_that_is_not_certain_never_shows_as_certain():
+    from mscsp.probabilities import CellOdds, Solution
+    from mscsp.render import format_probability, probability_map, shown_probabilities
+
+    board = mscsp.parse_board("4x1x1\n1???\n")
+    n = 166653667004497075
+    odds = [
+        CellOdds(((0, 1),), n, n + 2),  # 1 - 1.2e-17: float division gives 1.0
+        CellOdds(((0, 2),), 1, 10**20),  # prints as 0.0000
+        CellOdds(((0, 3),), 0, 1),  # certain safe
+    ]
+    solution = Solution(board, odds)
+    assert solution.probabilities[0, 1] == 1.0 and solution.mines == []
+    shown = shown_probabilities(solution)
+    assert 0.0 < shown[0, 2] < shown[0, 1] < 1.0 and shown[0, 3] == 0.0
+    row = click.unstyle(probability_map(solution)).splitlines()[1].split()
+    assert row == ["0", "1", ">99", "<1", "s"]
+    assert format_probability(solution.probabilities[0, 2]) == "<0.0001"
+    assert format_probability(1 - 1e-9) == ">0.9999"
+    assert format_probability(0.25) == "0.2500"
+
+
+def test_map_has_a_legend_and_small_percentages_are_not_numbers():
+    result = run(["probs", "-"], stdin="6x2x1\n??????\n??????\n")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[1].split()[1:] == ["8%"] * 6  # 1 mine in 12 cells: 8 %, not a revealed 8
+    assert any(line.startswith("covered: mine probability in percent") for line in lines)
+    assert "counted from 0" in result.output
+    plain = run(["probs", "-", "--json"], stdin="6x2x1\n??????\n??????\n")
+    assert json.loads(plain.output)["probabilities"][0][0] == 1 / 12

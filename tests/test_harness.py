@@ -135,3 +135,30 @@ def test_ray_executor_matches_local():
     finally:
         ray.shutdown()
     assert outcome(result) == outcome(run(BEGINNER, 6))
+
+
+def test_summary_does_not_depend_on_the_order_games_finish():
+    results = play_batch(BEGINNER, list(range(12)))
+    forward, backward = Tally(results).summary(), Tally(results[::-1]).summary()
+    assert forward == backward
+    assert [GameResult.from_row(json.loads(json.dumps(r.row()))) for r in results] == results
+
+
+def test_an_existing_log_is_neither_appended_to_nor_mixed(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run(BEGINNER, 2, log=log)
+    with pytest.raises(InvalidInputError, match="already holds a run"):
+        run(BEGINNER, 2, log=log)
+    other = dataclasses.replace(BEGINNER, strategy="sps")
+    run(other, 3, log=log, new_log=True)
+    config, done = RunLog(log).read()
+    assert config == other and sorted(done) == [0, 1, 2]
+
+
+def test_player_options_are_checked_against_the_player():
+    for options in ({"max_solutions": "abc"}, {"max_solutions": 0}, {"max_nodes": -5}):
+        with pytest.raises(InvalidInputError, match="csp-limited"):
+            dataclasses.replace(BEGINNER, strategy="csp-limited", options=options).validate()
+    with pytest.raises(InvalidInputError, match="takes: backend"):
+        dataclasses.replace(BEGINNER, options={"max_solutions": 3}).validate()
+    dataclasses.replace(BEGINNER, strategy="best", options={"tolerance": 0}).validate()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from click.testing import CliRunner  # noqa: E402
 import mscsp  # noqa: E402
 from learners import data, evaluate, models, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
+from tests.conftest import interrupt_when, repo_env  # noqa: E402
 
 SPEC = data.GenSpec(6, 7, 6)
 
@@ -212,3 +215,125 @@ def test_shipped_model_plays_through_mscsp_play():
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["games"] == 3
+
+
+def learn_data(out, *args):
+    base = ["learn", "data", "--out", str(out), "--size", "5x6", "--mines", "4"]
+    return CliRunner().invoke(main, [*base, "--games-per-shard", "5", *args])
+
+
+def shard_bytes(out):
+    from pathlib import Path
+
+    return {p.name: p.read_bytes() for p in sorted(Path(out).glob("shard-*.npz"))}
+
+
+def test_data_directory_never_mixes_settings_and_resumes_exactly(tmp_path):
+    out = tmp_path / "d"
+    first = learn_data(out, "--games", "12")
+    assert first.exit_code == 0, first.output
+    assert "holds 3 shards, 12 games" in first.output
+    before = shard_bytes(out)
+    # Other settings into the same directory: refused, nothing written.
+    for other in (["--games-per-shard", "4"], ["--first-click", "opening"], ["--seed", "3"]):
+        result = learn_data(out, "--games", "12", *other)
+        assert result.exit_code == 2, (other, result.output)
+        assert "other settings" in result.output and "Traceback" not in result.output
+        assert shard_bytes(out) == before
+    mixed = CliRunner().invoke(main, ["learn", "data", "--out", str(out), "--preset", "beginner"])
+    assert mixed.exit_code == 2 and shard_bytes(out) == before
+    # An interrupted run (a shard missing, a temporary file left) resumes exactly.
+    (out / "shard-00001.npz").unlink()
+    (out / ".shard-00002.npz.tmp.npz").write_bytes(b"half a file")
+    again = learn_data(out, "--games", "12")
+    assert again.exit_code == 0, again.output
+    assert shard_bytes(out) == before
+    assert not list(out.glob(".*.tmp.npz"))
+    # More games extend the run; the short last shard is played again in full.
+    more = learn_data(out, "--games", "15")
+    assert "holds 3 shards, 15 games" in more.output
+    assert data.read_meta(out / "shard-00002.npz")["seeds"] == list(range(10, 15))
+    whole = tmp_path / "whole"
+    learn_data(whole, "--games", "15")
+    assert shard_bytes(whole) == shard_bytes(out)
+
+
+def train_cfg(shards, out, **kwargs):
+    fields = dict(model="logistic", data=[shards], out=str(out), steps=160, batch=8)
+    return train.TrainConfig(**(fields | dict(eval_every=100, eval_positions=20) | kwargs))
+
+
+def test_train_resume_is_exact_and_writes_no_duplicate_rows(shards, tmp_path):
+    cut = tmp_path / "cut"
+    seen = []
+
+    class Killed(Exception):
+        """Stands for the process dying: nothing in train() catches it."""
+
+    def interrupt_at_150(line):
+        seen.append(line)
+        if line.startswith("step 150/160"):
+            raise Killed
+
+    with pytest.raises(Killed):
+        train.train(train_cfg(shards, cut), log=interrupt_at_150)
+    assert any("steps/s" in line and "ETA" in line and "loss" in line for line in seen)
+    train.train(train_cfg(shards, cut), log=lambda _: None)
+    rows = [json.loads(line) for line in (cut / "metrics.jsonl").read_text().splitlines()]
+    keys = [(r["split"], r["step"]) for r in rows]
+    assert len(keys) == len(set(keys))
+    assert ("train", 150) in keys and ("val", 160) in keys
+    whole = tmp_path / "whole"
+    train.train(train_cfg(shards, whole), log=lambda _: None)
+    x = data.encode(data.load(shards)[0].cells[:5], SPEC.mines)
+    resumed, _, _ = train.load_model(cut)
+    straight, _, _ = train.load_model(whole)
+    np.testing.assert_array_equal(np.asarray(resumed(x)), np.asarray(straight(x)))
+
+
+def test_train_refuses_another_model_before_writing(shards, tmp_path):
+    out = tmp_path / "run"
+    train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    args = ["learn", "train", "--data", shards, "--out", str(out), "--steps", "2"]
+    for other in (["--model", "cnn-seed"], ["--model", "logistic", "--labels", "mines"]):
+        result = CliRunner().invoke(main, [*args, *other, "--batch", "8"])
+        assert result.exit_code == 2, result.output
+        assert "other settings" in result.output and "Traceback" not in result.output
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    model, config, _ = train.load_model(out)  # the checkpoint still loads
+    assert config == dict(models.CONFIGS["logistic"])
+    fresh = CliRunner().invoke(main, [*args, "--model", "cnn-seed", "--batch", "8", "--fresh"])
+    assert fresh.exit_code == 0, fresh.output
+    assert train.load_model(out)[1] == dict(models.CONFIGS["cnn-seed"])
+
+
+def test_data_ctrl_c_stops_the_workers_and_the_rerun_resumes(tmp_path):
+    """A real SIGINT to `learn data --workers 2`, then the same command finishes the job."""
+    out = tmp_path / "cut"
+    args = ["--preset", "intermediate", "--games", "16", "--games-per-shard", "2"]
+    command = [sys.executable, "-m", "mscsp", "learn", "data", *args]
+    code, err = interrupt_when(
+        [*command, "--out", str(out), "--workers", "2"], lambda: bool(shard_bytes(out))
+    )
+    assert code == 130, err
+    assert "run the same command to resume" in err and "Traceback" not in err
+    assert len(shard_bytes(out)) < 8
+    again = subprocess.run(
+        [*command, "--out", str(out)], env=repo_env(), capture_output=True, text=True
+    )
+    assert again.returncode == 0, again.stderr
+    whole = tmp_path / "whole"
+    subprocess.run([*command, "--out", str(whole)], env=repo_env(), check=True)
+    assert shard_bytes(out) == shard_bytes(whole)
+
+
+def test_a_checkpoint_whose_weights_do_not_fit_its_config_is_a_clear_error(shards, tmp_path):
+    out = tmp_path / "run"
+    train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
+    model, _, meta = train.load_model(out)
+    bad = tmp_path / "mixed.msgpack"
+    train.save_model(bad, model, dict(models.CONFIGS["cnn-seed"]), meta)
+    result = CliRunner().invoke(main, ["learn", "eval", str(bad), "--games", "0"])
+    assert result.exit_code == 2, result.output
+    assert "do not fit its model config" in result.output and "Traceback" not in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from abc import ABC, abstractmethod
 from importlib import metadata
@@ -50,6 +51,7 @@ class Backend(ABC):
             raise InvalidInputError(
                 f"backend {self.name!r} has no option {', '.join(unknown)} (it takes: {takes})"
             )
+        _check_limits(time_limit, max_solutions)
         self.time_limit = time_limit
         self.max_solutions = max_solutions
         self.options = options
@@ -89,3 +91,13 @@ class Backend(ABC):
             raise SolverLimitError(
                 f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
             )
+
+
+def _check_limits(time_limit: Any, max_solutions: Any) -> None:
+    # Checked when the backend is made, so a bad value fails before any work, not mid-run.
+    number = isinstance(time_limit, int | float) and not isinstance(time_limit, bool)
+    if time_limit is not None and not (number and math.isfinite(time_limit) and time_limit >= 0):
+        raise InvalidInputError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
+    whole = isinstance(max_solutions, int) and not isinstance(max_solutions, bool)
+    if max_solutions is not None and not (whole and max_solutions >= 1):
+        raise InvalidInputError(f"max_solutions must be an integer >= 1, got {max_solutions!r}")

@@ -10,6 +10,7 @@ from .bench import bench
 from .learn import learn
 from .play import play
 from .probs import probs
+from .serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,3 +24,4 @@ main.add_command(backends)
 main.add_command(bench)
 main.add_command(learn)
 main.add_command(play)
+main.add_command(serve)

@@ -7,13 +7,27 @@ Thin wrappers: the ``learners`` package (JAX, Flax) is imported inside each comm
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
-from ..errors import BackendUnavailableError
-from .options import backend_option, reports_errors, seed_option
+from ..errors import BackendUnavailableError, InvalidInputError
+from ..game import PRESETS, Game
+from .options import (
+    FiniteFloat,
+    backend_option,
+    board_size,
+    exit_interrupted,
+    first_click_option,
+    mines_option,
+    preset_option,
+    reports_errors,
+    seed_option,
+    size_option,
+    workers_option,
+)
 
-PRESET_NAMES = ("beginner", "intermediate", "expert")
+PRESET_NAMES = tuple(PRESETS)
 
 
 @click.group()
@@ -33,67 +47,85 @@ def require_ml() -> None:
 
 
 @learn.command()
-@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.argument("out_dir", required=False, type=click.Path(file_okay=False))
 @click.option(
-    "--preset",
-    type=click.Choice(PRESET_NAMES),
+    "--out",
+    type=click.Path(file_okay=False),
     default=None,
-    help="Board preset (or give --size and --mines).",
+    help="Shard directory (resumable: its data.json records the settings).",
 )
-@click.option("--size", default=None, metavar="ROWSxCOLS", help="Custom board size, e.g. 12x20.")
-@click.option("--mines", type=click.IntRange(min=0), default=None, help="Custom mine count.")
+@preset_option(" (or give --size and --mines)")
+@size_option
+@mines_option()
+@first_click_option()
+@click.option("--rule", type=click.Choice(["safe", "opening", "any"]), hidden=True)
 @click.option(
-    "--rule",
-    type=click.Choice(["safe", "opening", "any"]),
-    default="safe",
-    show_default=True,
-    help="First-click rule.",
-)
-@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--games-per-shard", type=click.IntRange(min=1), default=100, show_default=True)
-@click.option(
-    "--workers",
+    "--games",
     type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: CPU count).",
+    default=1000,
+    show_default=True,
+    help="Games to play (game i uses seed SEED+i); a rerun with more extends the directory.",
 )
+@click.option(
+    "--games-per-shard",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Games per shard file (the unit of resuming).",
+)
+@workers_option()
 @seed_option
 @backend_option()
 @reports_errors
 def data(
-    out_dir: str,
+    out_dir: str | None,
+    out: str | None,
     preset: str | None,
-    size: str | None,
+    size: tuple[int, int] | None,
     mines: int | None,
-    rule: str,
+    first_click: str,
+    rule: str | None,
     games: int,
     games_per_shard: int,
-    workers: int | None,
+    workers: int,
     seed: int,
     backend: str,
 ) -> None:
-    """Play CSP games and write their positions with exact labels to OUT_DIR (resumable)."""
-    require_ml()
-    from learners.data import GenSpec, generate, read_meta
+    """Play CSP games and write their positions with exact labels to --out DIR.
 
-    if preset:
-        spec = GenSpec.from_preset(preset, first_click=rule)
-    elif size and mines is not None:
-        rows, cols = (int(v) for v in size.lower().split("x"))
-        spec = GenSpec(rows, cols, mines, first_click=rule)
-    else:
-        raise click.UsageError("give --preset, or --size and --mines")
-    paths = generate(
-        out_dir,
-        spec,
-        games,
-        games_per_shard=games_per_shard,
-        seed=seed,
-        workers=workers,
-        backend=backend,
+    Resumable: rerun the same command after an interruption and only missing shards are
+    played. A directory holding shards of other settings is refused.
+    """
+    if out_dir and out and out_dir != out:
+        raise InvalidInputError("give the shard directory once: --out DIR")
+    out = out or out_dir
+    if out is None:
+        raise click.UsageError("give the shard directory: --out DIR")
+    first_click = rule or first_click
+    rows, cols, mines, preset = board_size(preset, size, mines, default=None)
+    require_ml()
+    from learners.data import GenSpec, directory_totals, generate
+
+    spec = GenSpec(rows, cols, mines, first_click=first_click, preset=preset)
+    Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
+    try:
+        generate(
+            out,
+            spec,
+            games,
+            games_per_shard=games_per_shard,
+            seed=seed,
+            workers=workers,
+            backend=backend,
+            progress=sys.stderr.isatty(),
+        )
+    except KeyboardInterrupt:
+        exit_interrupted(f"finished shards are in {out} (run the same command to resume)")
+    totals = directory_totals(out)
+    click.echo(
+        f"{out} holds {totals['shards']} shards, {totals['games']} games, "
+        f"{totals['positions']} positions"
     )
-    positions = sum(read_meta(p)["positions"] for p in paths)
-    click.echo(f"{len(paths)} shards, {games} games, {positions} positions in {out_dir}")
 
 
 @learn.command()
@@ -119,11 +151,33 @@ def data(
     show_default=True,
     help="Targets: exact CSP probabilities or the mine layout.",
 )
-@click.option("--steps", type=click.IntRange(min=1), default=2000, show_default=True)
-@click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True)
-@click.option("--lr", type=float, default=3e-3, show_default=True)
-@click.option("--eval-every", type=click.IntRange(min=1), default=250, show_default=True)
-@click.option("--fresh", is_flag=True, help="Ignore a saved train state instead of resuming.")
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Training steps in all (a resumed run may be given more).",
+)
+@click.option(
+    "--batch", type=click.IntRange(min=1), default=64, show_default=True, help="Positions per step."
+)
+@click.option(
+    "--lr",
+    type=FiniteFloat(0.0),
+    default=3e-3,
+    show_default=True,
+    help="Peak learning rate (warm-up, then cosine decay).",
+)
+@click.option(
+    "--eval-every",
+    type=click.IntRange(min=1),
+    default=250,
+    show_default=True,
+    help="Steps between validation and checkpoints.",
+)
+@click.option(
+    "--fresh", is_flag=True, help="Start the run directory over instead of resuming its state."
+)
 @seed_option
 @reports_errors
 def train(
@@ -138,7 +192,11 @@ def train(
     fresh: bool,
     seed: int,
 ) -> None:
-    """Train a model; resumes from the run directory's saved state unless --fresh."""
+    """Train a model; resumes from the run directory's saved state unless --fresh.
+
+    A run directory saved with another model or other settings is refused before anything
+    is written. Progress (loss, steps/s, ETA) is printed every 50 steps.
+    """
     require_ml()
     from learners.models import CONFIGS
     from learners.train import TrainConfig
@@ -157,7 +215,12 @@ def train(
         eval_every=eval_every,
         seed=seed,
     )
-    click.echo(f"run directory: {run(cfg, resume=not fresh, log=click.echo)}")
+    try:
+        click.echo(f"run directory: {run(cfg, resume=not fresh, log=click.echo)}")
+    except KeyboardInterrupt:
+        exit_interrupted(
+            f"{cfg.out} resumes from its last checkpoint with the same command (without --fresh)"
+        )
 
 
 @learn.command("eval")
@@ -176,7 +239,13 @@ def train(
     type=click.Choice(PRESET_NAMES),
     help="Preset to play (repeatable; default all three).",
 )
-@click.option("--games", type=click.IntRange(min=0), default=200, show_default=True)
+@click.option(
+    "--games",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
+    help="Games to play per preset (0: accuracy only).",
+)
 @click.option("--csp", is_flag=True, help="Also play csp-minprob on the same games.")
 @click.option("--lockstep", is_flag=True, help="Also time all games played in lockstep.")
 @click.option(

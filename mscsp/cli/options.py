@@ -1,16 +1,25 @@
-"""Options shared by several commands, and the error-to-exit-code wrapper."""
+"""Options shared by several commands (one vocabulary), and the error-to-exit-code wrapper.
+
+The same idea has the same option everywhere: ``--preset`` or ``--size ROWSxCOLS`` with
+``--mines``, ``--first-click``, ``--seed``, ``--workers``, ``--out``, ``--json``,
+``--time-limit``, ``--backend``, ``--resume``.
+"""
 
 from __future__ import annotations
 
 import functools
+import math
+import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from ..backends import BACKENDS, DEFAULT_BACKEND
-from ..errors import MscspError
+from ..board import MAX_CELLS, MAX_SIDE
+from ..errors import InvalidInputError, MscspError
+from ..game import PRESETS, FirstClick
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -28,26 +37,147 @@ def backend_option(default: str = DEFAULT_BACKEND, help_extra: str = "") -> Call
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
-mines_option = click.option(
-    "--mines",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Total mine count, if the board text has no header.",
-)
+
+
+def mines_option(help: str = "Mine count of a custom board (with --size).") -> Callable:
+    """``--mines N``: a custom board's mine count (or the total of a board text without one)."""
+    return click.option("--mines", type=click.IntRange(min=0), default=None, help=help)
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number at least ``low`` (rejects ``nan`` and ``inf``, which ``float`` reads)."""
+
+    name = "seconds"
+
+    def __init__(self, low: float = 0.0):
+        self.low = low
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < self.low:
+            self.fail(f"{value!r} is not a finite number >= {self.low:g}", param, ctx)
+        return number
 
 
 def time_limit_option(default: float) -> Callable:
     """``--time-limit SECONDS`` per component (0: none); hitting it exits with code 5."""
     return click.option(
         "--time-limit",
-        type=click.FloatRange(min=0),
+        type=FiniteFloat(0.0),
         default=default,
         show_default=True,
-        help="Seconds per component for every backend (0: no limit).",
+        help="Seconds per component for every backend (0: no limit); hitting it exits 5.",
     )
 
 
-seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+seed_option = click.option(
+    "--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same result)."
+)
+
+
+def workers_option(what: str = "Worker processes") -> Callable:
+    """``--workers N`` (default 1; 0: one per CPU). Results never depend on it."""
+    return click.option(
+        "--workers",
+        "-w",
+        type=click.IntRange(min=0),
+        default=1,
+        show_default=True,
+        callback=lambda ctx, param, value: value or os.cpu_count() or 1,
+        help=f"{what} (0: one per CPU); results do not depend on it.",
+    )
+
+
+def preset_option(default_help: str = "") -> Callable:
+    """``--preset NAME`` from the game's presets."""
+    return click.option(
+        "--preset",
+        type=click.Choice(list(PRESETS)),
+        default=None,
+        help=f"Board preset: {', '.join(f'{k} {r}x{c}/{m}' for k, (r, c, m) in PRESETS.items())}"
+        f"{default_help}.",
+    )
+
+
+class SizeType(click.ParamType):
+    """``ROWSxCOLS`` (``16x30``): a board size inside the documented limits."""
+
+    name = "ROWSxCOLS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
+        if isinstance(value, tuple):
+            return value
+        rows, sep, cols = str(value).strip().lower().partition("x")
+        if not (sep and rows.strip().isdigit() and cols.strip().isdigit()):
+            self.fail(f"{value!r} is not ROWSxCOLS (e.g. 16x30)", param, ctx)
+        if len(rows.strip()) > 6 or len(cols.strip()) > 6:
+            self.fail(f"{value!r}: a side is at most {MAX_SIDE} cells", param, ctx)
+        size = int(rows), int(cols)
+        if min(size) < 1 or max(size) > MAX_SIDE or size[0] * size[1] > MAX_CELLS:
+            self.fail(
+                f"{value!r}: sides must be 1 to {MAX_SIDE} and the board at most {MAX_CELLS} cells",
+                param,
+                ctx,
+            )
+        return size
+
+
+size_option = click.option(
+    "--size",
+    type=SizeType(),
+    default=None,
+    metavar="ROWSxCOLS",
+    help="Custom board size ROWSxCOLS (rows first, e.g. 16x30), with --mines.",
+)
+
+
+def board_size(
+    preset: str | None,
+    size: tuple[int, int] | None,
+    mines: int | None,
+    default: str | None = "beginner",
+) -> tuple[int, int, int, str | None]:
+    """Resolves ``--preset`` / ``--size`` + ``--mines`` to ``(rows, cols, mines, preset)``.
+
+    Raises:
+        InvalidInputError: Both or neither given (without a default), or half a custom board.
+    """
+    if preset is not None:
+        if size is not None or mines is not None:
+            raise InvalidInputError("give either --preset or --size and --mines, not both")
+        return (*PRESETS[preset], preset)
+    if size is None and mines is None:
+        if default is None:
+            raise InvalidInputError("give --preset, or --size ROWSxCOLS and --mines")
+        return (*PRESETS[default], default)
+    if size is None or mines is None:
+        raise InvalidInputError("a custom board needs both --size ROWSxCOLS and --mines")
+    return (*size, mines, None)
+
+
+def first_click_option(default: str = FirstClick.SAFE.value) -> Callable:
+    """``--first-click safe|opening|any``: what the first click is guaranteed."""
+    return click.option(
+        "--first-click",
+        type=click.Choice([f.value for f in FirstClick]),
+        default=default,
+        show_default=True,
+        help="First-click rule: a safe cell, an opening (cell and neighbours safe), or none.",
+    )
+
+
+def resume_option(what: str) -> Callable:
+    """``--resume``: continue the interrupted run recorded at ``--out``."""
+    return click.option("--resume", is_flag=True, help=f"Continue the {what} recorded at --out.")
+
+
+def exit_interrupted(hint: str = "") -> NoReturn:
+    """Reports Ctrl-C on one line (with how to continue, if anything can) and exits 130."""
+    click.echo(f"mscsp: interrupted{'; ' + hint if hint else ''}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def reports_errors(func: Callable) -> Callable:
@@ -61,7 +191,6 @@ def reports_errors(func: Callable) -> Callable:
             click.echo(f"mscsp: error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("mscsp: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            exit_interrupted()
 
     return wrapper

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
 import click
+from click.core import ParameterSource
 
 from ..errors import InvalidInputError
-from ..game import PRESETS, FirstClick
 from ..harness import EXECUTORS, RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
-from .options import EXIT_INTERRUPTED, json_option, reports_errors, seed_option
+from .options import (
+    board_size,
+    exit_interrupted,
+    first_click_option,
+    json_option,
+    mines_option,
+    preset_option,
+    reports_errors,
+    resume_option,
+    seed_option,
+    size_option,
+    workers_option,
+)
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -55,29 +68,20 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     "-s",
     default="best",
     show_default=True,
-    help=f"Player: {', '.join(PLAYERS)}, or learner:PATH.",
+    metavar="NAME",
+    help=f"Player: {', '.join(PLAYERS)}, or learner:PATH (learner:default: the shipped model).",
 )
-@click.option(
-    "--preset",
-    type=click.Choice(list(PRESETS)),
-    default=None,
-    help="Board preset (default beginner unless --rows/--cols/--mines).",
-)
-@click.option("--rows", type=click.IntRange(min=1), default=None, help="Custom board rows.")
-@click.option("--cols", type=click.IntRange(min=1), default=None, help="Custom board columns.")
-@click.option("--mines", type=click.IntRange(min=0), default=None, help="Custom mine count.")
-@click.option(
-    "--first-click",
-    type=click.Choice([f.value for f in FirstClick]),
-    default="safe",
-    show_default=True,
-    help="Guarantee of the first click: safe cell, an opening, or none.",
-)
+@preset_option(" (default beginner unless --size/--mines)")
+@size_option
+@mines_option()
+@click.option("--rows", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
+@click.option("--cols", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
+@first_click_option()
 @click.option(
     "--first-move",
     default="corner",
     show_default=True,
-    help="First click: corner, center, random or ROW,COL.",
+    help="Where the first click goes: corner, center, random or ROW,COL (counted from 0).",
 )
 @click.option(
     "--games",
@@ -87,14 +91,7 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     help="Games to play [default: 1000, or the resumed run's count].",
 )
 @seed_option
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Parallel worker processes.",
-)
+@workers_option()
 @click.option(
     "--executor",
     type=click.Choice(EXECUTORS),
@@ -103,18 +100,17 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     help="Local processes, or Ray (pip install 'mscsp[ray]').",
 )
 @click.option(
-    "--log",
-    "log_path",
+    "--out",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Append results to this JSONL log, batch by batch.",
+    help="JSONL log of the run: its settings, then every finished batch of games.",
 )
+@click.option("--log", type=click.Path(dir_okay=False), hidden=True, help="Deprecated: --out.")
+@resume_option("run")
 @click.option(
-    "--resume",
-    "resume_path",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    help="Continue the interrupted run recorded in this log.",
+    "--overwrite",
+    is_flag=True,
+    help="Start a new log at --out even if one is there (default: refuse to mix runs).",
 )
 @click.option(
     "--option",
@@ -122,7 +118,7 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     "player_options",
     multiple=True,
     metavar="KEY=VALUE",
-    help="Player option, e.g. -o max_solutions=50 (repeatable).",
+    help="Player option, e.g. -o max_solutions=50 (repeatable; checked before the run).",
 )
 @click.option(
     "--progress/--no-progress",
@@ -130,46 +126,84 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     help="Progress bar on stderr (default: when stderr is a terminal).",
 )
 @json_option
+@click.pass_context
 @reports_errors
 def play(
+    ctx: click.Context,
     strategy: str,
     preset: str | None,
+    size: tuple[int, int] | None,
+    mines: int | None,
     rows: int | None,
     cols: int | None,
-    mines: int | None,
     first_click: str,
     first_move: str,
-    games: int,
+    games: int | None,
     seed: int,
     workers: int,
     executor: str,
-    log_path: str | None,
-    resume_path: str | None,
+    out: str | None,
+    log: str | None,
+    resume: bool,
+    overwrite: bool,
     player_options: tuple[str, ...],
     progress: bool | None,
     as_json: bool,
 ) -> None:
-    """Plays GAMES seeded games with a strategy and reports its win rate.
+    """Play seeded games with a strategy and report its win rate.
 
-    The same --seed gives the same games and results whatever --workers. With --resume LOG
-    the run recorded in LOG continues (its settings come from the log). Ctrl-C stops
-    cleanly: finished batches are in the log.
+    The same --seed gives the same games and results whatever --workers. With --out LOG
+    every finished batch is logged; after Ctrl-C, the same command with --resume plays only
+    the missing games (settings not given come from the log; settings given must match it).
     """
-    if resume_path is not None:
-        resumed = RunLog(resume_path)
-        config, _ = resumed.read()
-        if config is None:
-            raise InvalidInputError(f"{resume_path} holds no run header")
-        log_path = resume_path
-        games = resumed.planned if games is None else games
+    out = out or log
+    if rows is not None or cols is not None:
+        if size is not None or rows is None or cols is None:
+            raise InvalidInputError("give --size ROWSxCOLS (--rows/--cols are deprecated)")
+        size = (rows, cols)
+    board = board_size(preset, size, mines)[:3]
+    options = parse_options(player_options)
+    if resume and overwrite:
+        raise InvalidInputError("give --resume (continue the log) or --overwrite, not both")
+    if resume:
+        if out is None:
+            raise InvalidInputError("--resume needs the run's log: --out LOG")
+        run_log = RunLog(out)
+        if not run_log.exists():
+            raise InvalidInputError(f"cannot resume: no log at {out}")
+        logged, _ = run_log.read()
+        if logged is None:
+            raise InvalidInputError(f"cannot resume: {out} holds no run header")
+        # Settings given on the command line must match the log (run() checks).
+        given = {
+            name
+            for name in ctx.params
+            if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+        }
+        overrides = {
+            name: value
+            for name, value in (
+                ("strategy", strategy),
+                ("first_click", first_click),
+                ("first_move", first_move),
+                ("seed", seed),
+            )
+            if name in given
+        }
+        if given & {"preset", "size", "mines", "rows", "cols"}:
+            overrides.update(zip(("rows", "cols", "mines"), board, strict=True))
+        if player_options:
+            overrides["options"] = options
+        config = dataclasses.replace(logged, **overrides)
+        games = run_log.planned if games is None else games
     else:
         config = RunConfig(
             strategy,
-            *_board(preset, rows, cols, mines),
+            *board,
             first_click=first_click,
             first_move=first_move,
             seed=seed,
-            options=parse_options(player_options),
+            options=options,
         )
     games = 1000 if games is None else games
     show = sys.stderr.isatty() if progress is None else progress
@@ -188,34 +222,18 @@ def play(
             games,
             workers=workers,
             executor=executor,
-            log=log_path,
-            resume=resume_path is not None,
+            log=out,
+            resume=resume,
+            new_log=overwrite,
             on_batch=on_batch,
         )
     except KeyboardInterrupt:
         if bar is not None:
             bar.__exit__(None, None, None)
-        where = f"; finished games are in {log_path} (--resume it)" if log_path else ""
-        click.echo(f"mscsp: interrupted{where}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        exit_interrupted(f"finished games are in {out} (add --resume to continue)" if out else "")
     if bar is not None:
         bar.__exit__(None, None, None)
     if as_json:
         click.echo(json.dumps({"config": config.__dict__, **summary.to_dict()}))
     else:
         click.echo(format_summary(config, summary))
-
-
-def _board(
-    preset: str | None, rows: int | None, cols: int | None, mines: int | None
-) -> tuple[int, int, int]:
-    custom = (rows, cols, mines)
-    if preset is not None:
-        if any(v is not None for v in custom):
-            raise InvalidInputError("give either --preset or --rows/--cols/--mines, not both")
-        return PRESETS[preset]
-    if all(v is None for v in custom):
-        return PRESETS["beginner"]
-    if any(v is None for v in custom):
-        raise InvalidInputError("a custom board needs all of --rows, --cols and --mines")
-    return rows, cols, mines

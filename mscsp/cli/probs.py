@@ -7,11 +7,13 @@ import sys
 from importlib import resources
 
 import click
-import numpy as np
 
+from ..backends import get_backend
 from ..board import parse_board
-from ..errors import InvalidInputError
-from ..render import probability_map
+from ..contradiction import locate_contradiction
+from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..heatmap import save_png
+from ..render import format_probability, probability_map, solution_json
 from ..solver import solve
 from .options import (
     backend_option,
@@ -34,7 +36,7 @@ def read_board_text(path: str | None) -> bytes:
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
-@mines_option
+@mines_option("Total mine count, if the board text has no header.")
 @backend_option()
 @time_limit_option(0.0)
 @json_option
@@ -44,6 +46,14 @@ def read_board_text(path: str | None) -> bytes:
     is_flag=True,
     help="Also give exact fractions (JSON key 'exact', or a list in text mode).",
 )
+@click.option(
+    "--png",
+    "png",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    metavar="FILE",
+    help="Also write the heat map as a PNG image (needs the plot extra).",
+)
 @reports_errors
 def probs(
     file: str | None,
@@ -52,10 +62,12 @@ def probs(
     time_limit: float,
     as_json: bool,
     show_exact: bool,
+    png: str | None,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
-    Without FILE, solves a built-in expert position. Cells are (row, col) from 0.
+    Without FILE, solves a built-in expert position. Cells are (row, col) counted from 0;
+    text positions in input errors are line and column counted from 1.
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 4 backend missing, 5 solver limit.
     """
     try:
@@ -63,21 +75,24 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
-    solution = solve(board, backend=backend, time_limit=time_limit or None)
+    counter = get_backend(backend, time_limit=time_limit or None)
+    try:
+        solution = solve(board, backend=counter)
+    except InconsistentBoardError as exc:
+        if exc.cell is not None:
+            raise
+        try:
+            cell = locate_contradiction(board, counter)
+        except SolverLimitError:
+            raise exc from None  # no time left to name a cell; the verdict stands
+        raise InconsistentBoardError(str(exc), cell) from None
+    if png:
+        try:
+            save_png(solution, png)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write {png}: {exc.strerror}") from None
     if as_json:
-        grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
-        out = {
-            "rows": board.rows,
-            "cols": board.cols,
-            "mines": board.mines,
-            "backend": backend,
-            "probabilities": grid.tolist(),
-            "safe": [list(c) for c in solution.safe],
-            "mines_certain": [list(c) for c in solution.mines],
-            "best_move": list(solution.best_move) if solution.best_move else None,
-        }
-        if show_exact:
-            out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
+        out = solution_json(solution, backend, exact=show_exact)
         click.echo(json.dumps(out))
         return
     click.echo(probability_map(solution))
@@ -88,7 +103,7 @@ def probs(
         r, c = solution.best_move
         click.echo(
             f"suggested move: ({r}, {c}), mine probability "
-            f"{solution.exact[(r, c)]} = {solution.probabilities[r, c]:.4f}"
+            f"{solution.exact[(r, c)]} = {format_probability(solution.probabilities[r, c])}"
         )
     if show_exact:
         for (r, c), f in sorted(solution.exact.items()):

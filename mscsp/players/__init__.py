@@ -48,14 +48,15 @@ def get_player(spec: str, **options: Any) -> Player:
         BackendUnavailableError: ``learner:`` asked for without the learners package.
     """
     if spec.startswith(LEARNER_PREFIX):
+        # The learners package imports JAX and Flax only when a model is loaded.
         try:
             module = importlib.import_module("learners.player")
+            return module.make_player(spec[len(LEARNER_PREFIX) :], **options)
         except ImportError as exc:
             raise BackendUnavailableError(
                 f"{spec!r} needs the learners package and its extra: pip install 'mscsp[ml]' "
                 f"({exc})"
             ) from None
-        return module.make_player(spec[len(LEARNER_PREFIX) :], **options)
     cls = PLAYERS.get(spec)
     if cls is None:
         raise InvalidInputError(
