@@ -61,9 +61,13 @@ def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
         return tuple(data)
     if nbytes <= 8:  # one numpy call; .tolist() gives Python ints
         return tuple(np.frombuffer(data, dtype=f"<u{nbytes}").tolist())
-    return tuple(
-        int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little") for i in range(length)
-    )
+    # Wider slots are whole 64-bit words: join each slot's words as Python integers, one
+    # column of words at a time (numpy object arrays loop in C).
+    words = np.frombuffer(data, dtype="<u8").reshape(length, nbytes // 8).astype(object)
+    joined = words[:, 0]
+    for k in range(1, nbytes // 8):
+        joined = joined + (words[:, k] << (64 * k))
+    return tuple(joined.tolist())
 
 
 def _single_group(size: int, targets: set[int]) -> ComponentCount:
@@ -96,10 +100,10 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     targets = [t for _, t in cons]
 
     # Coefficients never exceed C(n_cells, k) < 2**n_cells: that many bits per slot suffice.
-    # Up to 8 bytes, round to a numpy integer width so unpacking is one call.
+    # Up to 8 bytes, round to a numpy integer width so unpacking is one call; beyond, to
+    # whole 64-bit words.
     nbytes = component.n_cells // 8 + 1
-    if nbytes <= 8:
-        nbytes = 1 << (nbytes - 1).bit_length()
+    nbytes = 1 << (nbytes - 1).bit_length() if nbytes <= 8 else 8 * (component.n_cells // 64 + 1)
     bits = 8 * nbytes
     length = component.n_cells + 1
 
