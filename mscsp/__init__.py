@@ -20,7 +20,7 @@ from .errors import (  # noqa: E402
 )
 from .game import PRESETS, FirstClick, Game  # noqa: E402
 from .probabilities import Solution  # noqa: E402
-from .solver import solve  # noqa: E402
+from .solver import CountCache, solve  # noqa: E402
 
 __all__ = [
     "COVERED",
@@ -29,6 +29,7 @@ __all__ = [
     "BackendUnavailableError",
     "Board",
     "BoardParseError",
+    "CountCache",
     "FirstClick",
     "Game",
     "InconsistentBoardError",

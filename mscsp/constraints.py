@@ -6,11 +6,12 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .board import COVERED, FLAG, Board, neighbour_sum
+from .board import COVERED, FLAG, Board
+from .deadline import Deadline
 from .errors import InconsistentBoardError
 
 Cell = tuple[int, int]
@@ -63,34 +64,31 @@ class ComponentCount:
 class System:
     """The whole board as a group-level constraint system, before reductions.
 
-    One constraint per revealed number next to covered cells: ``matrix[c] @ x == targets[c]``
-    where ``x[g]`` is the number of mines in group ``g``.
+    One constraint per revealed number next to covered cells: the mines of its groups sum to
+    the mines the number still needs. Stored sparsely (each constraint lists its groups), so
+    the size grows with the frontier, never with its square. Cells the single-point rules
+    settle while building (next to a number that needs all or none of its covered cells)
+    form up to two extra groups, listed in :attr:`settled` and in no constraint.
 
     Attributes:
-        sizes: Cells per frontier group.
-        cells: Board cells of each group, row-major.
-        matrix: 0/1 array (constraints x groups): which groups each number touches.
-        targets: Mines each number still needs (flags subtracted).
+        sizes: Cells per group.
+        cells: Board cells of each group, row-major; frontier groups are numbered by their
+            first cell, the settled groups come last.
+        constraints: ``(group indices, mines)`` per number, group indices ascending.
         numbers: ``(row, col)`` of each constraint's number.
         unconstrained: Mask of covered cells next to no revealed number.
         remaining: Mines not yet flagged.
+        settled: ``(group, mines)`` of the groups settled while building (all safe: 0 mines;
+            all mines: their size).
     """
 
-    sizes: np.ndarray
+    sizes: list[int]
     cells: list[tuple[Cell, ...]]
-    matrix: np.ndarray
-    targets: np.ndarray
-    numbers: np.ndarray
+    constraints: list[tuple[tuple[int, ...], int]]
+    numbers: list[Cell]
     unconstrained: np.ndarray
     remaining: int
-
-    @property
-    def constraints(self) -> list[tuple[tuple[int, ...], int]]:
-        """``(group indices, mines)`` per constraint."""
-        return [
-            (tuple(np.flatnonzero(row).tolist()), int(t))
-            for row, t in zip(self.matrix, self.targets, strict=True)
-        ]
+    settled: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def frontier(self) -> list[Cell]:
@@ -102,101 +100,136 @@ class System:
         return int(np.count_nonzero(self.unconstrained))
 
 
-# The 8 neighbour directions in row-major order, so the first one present in a mask is the
-# top-most, left-most neighbour.
+# The 8 neighbour directions.
 _DIRS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+#: Code of the padding around the board: neither a number nor covered nor a flag.
+_OUTSIDE = -3
 
 
-def _signature_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per 8-bit mask of neighbouring numbers: the anchor direction and the set's shape.
-
-    A cell's group is the set of numbers around it. That set is named exactly by its anchor
-    (its first number in row-major order) and the 15-bit pattern of the others relative to
-    the anchor in the 3x5 window they must lie in.
-    """
-    anchor_dr = np.zeros(256, dtype=np.int64)
-    anchor_dc = np.zeros(256, dtype=np.int64)
-    shape = np.zeros(256, dtype=np.int64)
-    for mask in range(1, 256):
-        present = [d for d in range(8) if mask >> d & 1]
-        dr0, dc0 = _DIRS[present[0]]
-        anchor_dr[mask], anchor_dc[mask] = dr0, dc0
-        for d in present:
-            dr, dc = _DIRS[d]
-            shape[mask] |= 1 << ((dr - dr0) * 5 + (dc - dc0 + 2))
-    return anchor_dr, anchor_dc, shape
-
-
-_ANCHOR_DR, _ANCHOR_DC, _SHAPE = _signature_tables()
-
-
-def build_system(board: Board) -> System:
+def build_system(board: Board, deadline: Deadline | None = None) -> System:
     """States the board's constraints over groups of interchangeable frontier cells.
+
+    The array work looks only at revealed numbers and their 8 neighbours (gathered from a
+    padded copy of the board): it counts covered cells and flags around every number and
+    applies the single-point rules once, which settles most of a real game's frontier
+    (known mines a player never flags, cells next to satisfied numbers). What follows loops
+    over the rest of the frontier only, so it costs little on small boards and grows
+    linearly with the frontier on large ones.
+
+    Args:
+        board: The position.
+        deadline: Stops the work with :class:`~mscsp.errors.SolverLimitError` when passed.
 
     Raises:
         InconsistentBoardError: A number has more flags around it than its value, or fewer
-            covered cells than it still needs.
+            covered cells than it still needs, or the rules make a cell both safe and a mine.
     """
     cells = board.cells
     rows, cols = cells.shape
     covered = cells == COVERED
-    flags = cells == FLAG
-    # One neighbour sum gives both counts: covered cells in the low byte, flags above it.
-    both = neighbour_sum(covered.view(np.int8) + (flags.view(np.int8) << 4))
-    covered_nb = both & 15
-    need = cells - (both >> 4)
-    numbers = cells >= 0
-    bad = numbers & ((need < 0) | (need > covered_nb))
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        raise InconsistentBoardError(
-            f"the {int(cells[r, c])} cannot be satisfied ({int(cells[r, c]) - int(need[r, c])} "
-            f"flags and {int(covered_nb[r, c])} covered neighbours)",
-            (r, c),
-        )
-    remaining = board.mines - int(flags.sum())
+    n_flags = int(np.count_nonzero(cells == FLAG))
+    remaining = board.mines - n_flags
     if remaining < 0:
-        raise InconsistentBoardError(f"{int(flags.sum())} flags but only {board.mines} mines")
-
-    # Work on a padded board so every neighbour index is valid.
+        raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
+    # Flat indices into the board padded by one cell of "outside" (so every number has 8
+    # neighbour indices); row-major, like the board.
     width = cols + 2
-    active = np.zeros((rows + 2, width), dtype=bool)
-    active[1:-1, 1:-1] = numbers & (covered_nb > 0)
-    pad_covered = np.zeros((rows + 2, width), dtype=bool)
-    pad_covered[1:-1, 1:-1] = covered
-    offsets = np.array([dr * width + dc for dr, dc in _DIRS])
-    numbers_at = np.flatnonzero(active)
-    around = numbers_at[:, None] + offsets
-    number_idx, direction = np.nonzero(pad_covered.ravel()[around])
-    pair_cell = around[number_idx, direction]
+    padded = np.full((rows + 2, width), _OUTSIDE, dtype=np.int8)
+    padded[1:-1, 1:-1] = cells
+    flat = padded.ravel()
+    numbers = np.flatnonzero(flat >= 0)
+    if not len(numbers):  # an untouched board: every covered cell is alike
+        return System([], [], [], [], covered, remaining)
+    # 32-bit indices: a million-cell board gathers millions of them.
+    numbers = numbers.astype(np.int32)
+    around = numbers[:, None] + np.array([dr * width + dc for dr, dc in _DIRS], dtype=np.int32)
+    seen = flat[around]
+    open_ = seen == COVERED
+    open_nb = open_.sum(axis=1)
+    need = flat[numbers] - (seen == FLAG).sum(axis=1)
+    _check(flat, numbers, need, open_nb, width)
 
-    # Mask of neighbouring numbers per frontier cell (a number in direction d from the cell
-    # sees the cell from direction 7 - d), then an exact group signature from it.
-    frontier, cell_of_pair = np.unique(pair_cell, return_inverse=True)
-    mask = np.zeros(len(frontier), dtype=np.int64)
-    np.bitwise_or.at(mask, cell_of_pair, 1 << (7 - direction))
-    anchor = frontier + _ANCHOR_DR[mask] * width + _ANCHOR_DC[mask]
-    signature = anchor * 32768 + _SHAPE[mask]
-    _, group_of_cell = np.unique(signature, return_inverse=True)
-    n_groups = int(group_of_cell.max()) + 1 if len(frontier) else 0
+    # The single-point rules, once: a number needing all of its covered neighbours makes
+    # them mines, one needing none makes them safe.
+    live = open_nb > 0
+    mark = np.zeros(len(flat), dtype=np.int8)  # 1: settled mine, 2: settled safe
+    mark[around[open_ & (live & (need == open_nb))[:, None]]] = 1
+    mark[around[open_ & (live & (need == 0))[:, None]]] |= 2
+    if (mark == 3).any():
+        r, c = divmod(int(np.flatnonzero(mark == 3)[0]), width)
+        raise InconsistentBoardError("a cell must be both a mine and safe", (r - 1, c - 1))
+    settled_groups = [(np.flatnonzero(mark == m), m % 2) for m in (2, 1)]
+    settled_groups = [(where, mine) for where, mine in settled_groups if len(where)]
+    if settled_groups:
+        marks = mark[around]
+        need = need - (marks == 1).sum(axis=1)
+        open_ &= marks == 0
+        open_nb = open_.sum(axis=1)
+        _check(flat, numbers, need, open_nb, width)
+    active = open_nb > 0
+    number_idx, direction = np.nonzero(open_[active])
+    pair_cell = around[active][number_idx, direction]
+    if deadline is not None:
+        deadline.check()
 
-    fr = (frontier // width - 1).tolist()
-    fc = (frontier % width - 1).tolist()
-    group_cells: list[list[Cell]] = [[] for _ in range(n_groups)]
-    for i, g in enumerate(group_of_cell.tolist()):  # frontier is sorted: cells stay row-major
-        group_cells[g].append((fr[i], fc[i]))
+    # A cell's group is the set of numbers around it (pairs come number by number, so each
+    # set is listed in ascending order). Groups are numbered by their first cell.
+    seen_by: dict[int, list[int]] = {}
+    for number, cell in zip(number_idx.tolist(), pair_cell.tolist(), strict=True):
+        seen_by.setdefault(cell, []).append(number)
+    frontier = sorted(seen_by)
+    group_of: dict[tuple[int, ...], int] = {}
+    group_cells: list[list[Cell]] = []
+    for cell in frontier:
+        key = tuple(seen_by[cell])
+        g = group_of.setdefault(key, len(group_cells))
+        if g == len(group_cells):
+            group_cells.append([])
+        r, c = divmod(cell, width)
+        group_cells[g].append((r - 1, c - 1))
+    if deadline is not None:
+        deadline.check()
 
-    matrix = np.zeros((len(numbers_at), n_groups), dtype=np.int64)
-    matrix[number_idx, group_of_cell[cell_of_pair]] = 1
-    ar, ac = np.nonzero(active[1:-1, 1:-1])
+    numbers = numbers[active]
+    members: list[list[int]] = [[] for _ in range(len(numbers))]
+    for key, g in group_of.items():
+        for number in key:
+            members[number].append(g)
+    sizes = [len(group) for group in group_cells]
+    group_tuples = [tuple(group) for group in group_cells]
+    settled = []
+    for where, mine in settled_groups:
+        settled.append((len(sizes), mine * len(where)))
+        sizes.append(len(where))
+        rs, cs = np.divmod(where, width)
+        group_tuples.append(tuple(zip((rs - 1).tolist(), (cs - 1).tolist(), strict=True)))
     unconstrained = covered.copy()
-    unconstrained[fr, fc] = False
+    near = np.array(frontier + [int(i) for where, _ in settled_groups for i in where])
+    if len(near):
+        unconstrained[near // width - 1, near % width - 1] = False
+    nr, nc = np.divmod(numbers, width)
     return System(
-        sizes=np.bincount(group_of_cell, minlength=n_groups),
-        cells=[tuple(g) for g in group_cells],
-        matrix=matrix,
-        targets=need[ar, ac].astype(np.int64),
-        numbers=np.stack([ar, ac], axis=1),
+        sizes=sizes,
+        cells=group_tuples,
+        constraints=[(tuple(m), t) for m, t in zip(members, need[active].tolist(), strict=True)],
+        numbers=list(zip((nr - 1).tolist(), (nc - 1).tolist(), strict=True)),
         unconstrained=unconstrained,
         remaining=remaining,
+        settled=settled,
     )
+
+
+def _check(
+    flat: np.ndarray, numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, width: int
+) -> None:
+    """Raises on the first number that needs more mines than it has open cells, or fewer
+    than zero (the error names its cell)."""
+    bad = (need < 0) | (need > open_nb)
+    if bad.any():
+        i = int(np.argmax(bad))
+        r, c = divmod(int(numbers[i]), width)
+        raise InconsistentBoardError(
+            f"the {int(flat[numbers[i]])} cannot be satisfied (it still needs {int(need[i])} "
+            f"mines among {int(open_nb[i])} open neighbours)",
+            (r - 1, c - 1),
+        )

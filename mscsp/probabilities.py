@@ -2,37 +2,122 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from math import comb
+from types import ModuleType
 
 import numpy as np
 
 from .board import FLAG, Board, neighbour_counts
 from .constraints import Cell, Component, ComponentCount, System
+from .deadline import Deadline
 from .errors import InconsistentBoardError
 from .reduce import Reduction
 
+#: Below this many coefficient products, polynomials are multiplied term by term; above it,
+#: by big-integer products (Kronecker substitution), which Python does in sub-quadratic time.
+_SCHOOLBOOK = 64
 
-def convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
-    """Product of two polynomials given as coefficient lists (Python integers)."""
-    out = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                out[i + j] += x * y
+
+@cache
+def _gmpy2() -> ModuleType | None:
+    """``gmpy2`` (GMP's FFT multiplication, extra ``fast``) when installed, else ``None``."""
+    try:
+        return importlib.import_module("gmpy2")
+    except ImportError:
+        return None
+
+
+#: Bits of one factor per big-integer product: the slice between two deadline checks. GMP
+#: multiplies a slice this size in well under a second; Python's Karatsuba needs a smaller one.
+_SLICE_BITS = {True: 1 << 24, False: 1 << 20}
+
+
+def multiply(a: Sequence[int], b: Sequence[int], deadline: Deadline | None = None) -> list[int]:
+    """Product of two polynomials given as coefficient lists of non-negative Python integers.
+
+    Args:
+        a: Coefficients, lowest degree first.
+        b: Coefficients, lowest degree first.
+        deadline: Checked between the slices of a large product.
+    """
+    if len(a) * len(b) <= _SCHOOLBOOK:
+        out = [0] * (len(a) + len(b) - 1)
+        for i, x in enumerate(a):
+            if x:
+                for j, y in enumerate(b):
+                    out[i + j] += x * y
+        return out
+    # Pack each polynomial into one integer, a slot of `width` bytes per coefficient; the
+    # slots are wide enough for every coefficient of the product, so nothing carries over.
+    if len(a) < len(b):
+        a, b = b, a
+    bits = max(a).bit_length() + max(b).bit_length() + len(b).bit_length()
+    width = bits // 8 + 1
+    gmpy2 = _gmpy2()
+    factor = _pack(b, width)
+    if gmpy2 is not None:
+        factor = gmpy2.mpz(factor)
+    # The longer factor goes in slices, so a time limit can stop a huge product.
+    step = max(1, _SLICE_BITS[gmpy2 is not None] // (8 * width))
+    total = 0
+    for start in range(0, len(a), step):
+        if deadline is not None:
+            deadline.check()
+        piece = _pack(a[start : start + step], width)
+        product = int(gmpy2.mpz(piece) * factor) if gmpy2 is not None else piece * factor
+        total += product << (8 * width * start)
+    data = total.to_bytes((len(a) + len(b) - 1) * width, "little")
+    return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
+
+
+def _pack(coefficients: Sequence[int], width: int) -> int:
+    return int.from_bytes(b"".join(x.to_bytes(width, "little") for x in coefficients), "little")
+
+
+def middle_product(
+    b: Sequence[int], g: Sequence[int], n: int, deadline: Deadline | None = None
+) -> list[int]:
+    """``out[j] = sum_t b[t] * g[j + t]`` for ``j < n`` (needs ``len(g) >= n + len(b) - 1``).
+
+    The transposed product: if a polynomial ``A`` times ``b`` is paired with weights ``g``
+    (``sum_s (A b)[s] g[s]``), ``out`` are the weights that pair with ``A`` alone.
+    """
+    full = multiply(b[::-1], g[: n + len(b) - 1], deadline)
+    return full[len(b) - 1 : len(b) - 1 + n]
+
+
+def free_ways(
+    n_free: int, left: int, first: int, last: int, deadline: Deadline | None = None
+) -> list[int]:
+    """``C(n_free, left - s)`` for ``s = first .. last``: layouts of the unconstrained cells
+    when the frontier holds ``s`` of the ``left`` mines (0 where impossible).
+
+    Args:
+        n_free: Unconstrained cells.
+        left: Mines left for the frontier and the unconstrained cells.
+        first: Fewest frontier mines asked for.
+        last: Most frontier mines asked for.
+        deadline: Checked every few hundred binomials (each can be huge on big boards).
+    """
+    out = [0] * (last - first + 1)
+    m_hi = min(left - first, n_free)  # mines on free cells, from the most
+    m_lo = max(left - last, 0)
+    if m_hi < m_lo:
+        return out
+    gmpy2 = _gmpy2()
+    # One big binomial (GMP's is much faster on big boards), then a ratio per step.
+    value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
+    for m in range(m_hi, m_lo - 1, -1):
+        if deadline is not None and m % 256 == 0:
+            deadline.check()
+        out[left - m - first] = value
+        value = value * m // (n_free - m + 1)  # C(n, m - 1) from C(n, m)
     return out
-
-
-@lru_cache(maxsize=1024)
-def binomial_row(n: int, upto: int) -> tuple[int, ...]:
-    """``(C(n, 0), ..., C(n, upto))`` (zeros past ``n``), cached across positions."""
-    row = [1] + [0] * max(upto, 0)
-    for j in range(1, min(n, upto) + 1):
-        row[j] = row[j - 1] * (n - j + 1) // j
-    return tuple(row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,17 +201,20 @@ class Solution:
         """
         if not self.odds:
             return None
-        lowest = min(self.odds, key=lambda odd: odd.num / odd.den)
+        lowest = self.odds[0]
+        for odd in self.odds[1:]:
+            if odd.num * lowest.den < lowest.num * odd.den:  # exact comparison
+                lowest = odd
         nbrs = neighbour_counts(*self.board.shape)
         best = None
         for odd in self.odds:
-            if odd.num * lowest.den != lowest.num * odd.den:  # exact comparison
+            if odd.num * lowest.den != lowest.num * odd.den:
                 continue
             cells = odd.cells
             if isinstance(cells, np.ndarray):
-                idx = np.argwhere(cells)
-                first = np.lexsort((idx[:, 1], idx[:, 0], nbrs[cells]))[0]
-                cells = [(int(idx[first, 0]), int(idx[first, 1]))]
+                # The first minimum in row-major order of the neighbour counts on the mask.
+                first = int(np.where(cells, nbrs, 9).argmin())
+                cells = [divmod(first, self.board.cols)]
             for r, c in cells:
                 key = (int(nbrs[r, c]), r, c)
                 if best is None or key < best:
@@ -135,9 +223,27 @@ class Solution:
 
 
 def combine(
-    board: Board, system: System, reduction: Reduction, counts: list[ComponentCount]
+    board: Board,
+    system: System,
+    reduction: Reduction,
+    counts: list[ComponentCount],
+    deadline: Deadline | None = None,
 ) -> Solution:
     """Weights component counts by ``C(unconstrained cells, mines left)`` into probabilities.
+
+    Each component is a polynomial in its number of mines. Their product, paired with the
+    ways to place the other mines on the unconstrained cells, gives the number of layouts;
+    for one component, the product of all the others paired the same way gives how many
+    completions each of its mine counts has. A product tree does both for every component
+    at once (products going up, transposed products going down), in time near-linear in the
+    frontier where the pairwise approach is quadratic.
+
+    Args:
+        board: The position.
+        system: Its constraint system.
+        reduction: The reduced system.
+        counts: Counts of ``reduction.components``, in order.
+        deadline: Stops the work with :class:`~mscsp.errors.SolverLimitError` when passed.
 
     Raises:
         InconsistentBoardError: No placement of the remaining mines satisfies the board.
@@ -147,7 +253,7 @@ def combine(
     fixed_weight = 1
     certain: tuple[list, list] = ([], [])  # safe cells, mine cells
     for g, x in reduction.fixed:
-        size = int(system.sizes[g])
+        size = system.sizes[g]
         if x in (0, size):
             certain[x > 0].extend(system.cells[g])
         else:
@@ -159,42 +265,83 @@ def combine(
             odds.append(CellOdds(tuple(cells), value, 1))
     left = system.remaining - fixed_mines
     n_free = system.n_unconstrained
-    free_row = binomial_row(n_free, left)
 
-    def free_ways(mines: int) -> int:
-        return free_row[mines] if mines >= 0 else 0
-
-    polys = [list(c.counts) for c in counts]
-    prefix = [[1]]
-    for p in polys:
-        prefix.append(convolve(prefix[-1], p))
-    suffix = [[1]]
-    for p in reversed(polys):
-        suffix.append(convolve(suffix[-1], p))
-    suffix.reverse()
-    everything = prefix[-1]
-    weight = sum(w * free_ways(left - k) for k, w in enumerate(everything))
+    # Each component's counts without their zero ends: (fewest mines, coefficients).
+    polys = []
+    for count in counts:
+        nonzero = [k for k, w in enumerate(count.counts) if w]
+        if not nonzero:
+            raise InconsistentBoardError("the revealed numbers contradict each other")
+        polys.append((nonzero[0], list(count.counts[nonzero[0] : nonzero[-1] + 1])))
+    lowest = sum(first for first, _ in polys)
+    tree = _product_tree([coefficients for _, coefficients in polys], deadline)
+    everything = tree[-1][0]
+    free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)
+    weight = sum(w * f for w, f in zip(everything, free, strict=True))
     if weight == 0:
         raise InconsistentBoardError(
             f"no placement of the {system.remaining} unflagged mines satisfies the numbers"
         )
-    for i, (comp, count) in enumerate(zip(reduction.components, counts, strict=True)):
-        others = convolve(prefix[i], suffix[i + 1])
-        # ways[k]: completions of the rest of the board when this component holds k mines.
-        ways = [
-            sum(w * free_ways(left - k - s) for s, w in enumerate(others) if w)
-            for k in range(len(count.counts))
-        ]
+    # ways[k]: completions of the rest of the board when a component holds first + k mines.
+    ways = _weights_down(tree, free, deadline) if polys else []
+    for (first, _), comp, count, comp_ways in zip(
+        polys, reduction.components, counts, ways, strict=True
+    ):
+        if deadline is not None:
+            deadline.check()
         for cells, cell_count in zip(comp.cells, count.cell_counts, strict=True):
-            num = sum(c * w for c, w in zip(cell_count, ways, strict=False) if c)
+            num = sum(c * w for c, w in zip(cell_count[first:], comp_ways, strict=False) if c)
             odds.append(CellOdds(cells, num, weight))
     if n_free:
-        row = binomial_row(n_free - 1, left - 1)
-        num = sum(w * row[left - k - 1] for k, w in enumerate(everything) if left - k - 1 >= 0)
-        odds.append(CellOdds(system.unconstrained, num, weight))
+        # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.
+        num = sum(
+            w * f * (left - lowest - s)
+            for s, (w, f) in enumerate(zip(everything, free, strict=True))
+        )
+        odds.append(CellOdds(system.unconstrained, num // n_free, weight))
     return Solution(
         board=board,
         odds=odds,
         components=list(zip(reduction.components, counts, strict=True)),
         weight=weight * fixed_weight,
     )
+
+
+def _product_tree(polys: list[list[int]], deadline: Deadline | None) -> list[list[list[int]]]:
+    """Levels of pairwise products, from the polynomials up to their single product."""
+    levels = [polys or [[1]]]
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        if deadline is not None:
+            deadline.check()
+        up = [multiply(below[i], below[i + 1], deadline) for i in range(0, len(below) - 1, 2)]
+        if len(below) % 2:
+            up.append(below[-1])
+        levels.append(up)
+    return levels
+
+
+def _weights_down(
+    tree: list[list[list[int]]], free: list[int], deadline: Deadline | None
+) -> list[list[int]]:
+    """For every polynomial of the tree's first level, the weights of its coefficients.
+
+    The root's weights are ``free``; a child's are the transposed product of its sibling
+    with its parent's weights (its sibling's mines summed out).
+    """
+    weights = [free]
+    for depth in range(len(tree) - 2, -1, -1):
+        if deadline is not None:
+            deadline.check()
+        below = tree[depth]
+        down = []
+        for i, parent in enumerate(weights):
+            pair = below[2 * i : 2 * i + 2]
+            if len(pair) == 1:
+                down.append(parent)
+                continue
+            a, b = pair
+            down.append(middle_product(b, parent, len(a), deadline))
+            down.append(middle_product(a, parent, len(b), deadline))
+        weights = down
+    return weights

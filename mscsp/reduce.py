@@ -4,23 +4,30 @@
   a constraint ``sum x_g = t`` bounds each group by ``t`` minus what the others can hold.
   With one-cell groups this is exactly DSS: ``t = 0`` clears every cell, ``t = #cells`` flags
   them all; with bounds it also covers the partial cases.
-* The subset rule: if constraint A's groups are a subset of B's, then B minus A holds
+* The subset rule: if constraint A's open groups are a subset of B's, then B minus A holds
   ``t_B - t_A`` mines (``a+b=1, a+b+c=2 => c=1``). Derived constraints feed propagation only;
   they are implied, so counting uses the original ones.
 
-Both run as numpy rounds over the (constraint, group) membership pairs (Jacobi style: each
-round applies every constraint once; the fixpoint is the same as one constraint at a time).
+Propagation works from a queue of constraints to revisit (only those next to a group whose
+bounds just changed), so its cost follows the frontier, not the board. Everything here is
+plain Python integers and lists: on Minesweeper frontiers (a few groups per constraint)
+that is faster than array code, and exact.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
-
-import networkx as nx
-import numpy as np
+from functools import cached_property
 
 from .constraints import Component, System
+from .deadline import Deadline
 from .errors import InconsistentBoardError
+
+Constraint = tuple[tuple[int, ...], int]
+
+#: Constraints propagated between two deadline checks.
+_CHECK_EVERY = 4096
 
 
 @dataclass(frozen=True)
@@ -29,160 +36,210 @@ class Reduction:
 
     Attributes:
         fixed: ``(group, mines)`` for every group whose mine count is the same in all solutions.
-        components: Independent components over the groups that are still free.
+        system: The system reduced.
+        residual: The constraints left on free groups, ``{groups: mines}``.
     """
 
     fixed: list[tuple[int, int]]
-    components: list[Component]
+    system: System
+    residual: dict[tuple[int, ...], int]
+
+    @cached_property
+    def components(self) -> list[Component]:
+        """Independent components over the groups that are still free (split on first use:
+        a player that finds safe cells in :attr:`fixed` never needs them)."""
+        return split_components(self.system, self.residual)
 
 
-_NEAR = [(dr, dc) for dr in range(-2, 3) for dc in range(-2, 3) if dr or dc]
-
-
-def subset_rule(
-    matrix: np.ndarray, targets: np.ndarray, numbers: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Constraints derived from every pair A, B where A's groups are a strict subset of B's.
-
-    Only numbers at most two cells apart share cells, so just those pairs are tested.
-
-    Args:
-        matrix: 0/1 array (constraints x groups).
-        targets: Mines each constraint needs.
-        numbers: ``(row, col)`` of each constraint's number on the board.
-
-    Returns:
-        ``(pair_c, pair_g, targets)`` of the derived constraints ``B - A``, numbered from 0.
-    """
-    m = len(targets)
-    empty = np.zeros(0, dtype=np.int64)
-    if m < 2:
-        return empty, empty, empty
-    rows, cols = numbers[:, 0] + 2, numbers[:, 1] + 2
-    width = int(cols.max()) + 3
-    at = np.full((int(rows.max()) + 3) * width, -1, dtype=np.int64)
-    at[rows * width + cols] = np.arange(m)
-    near = at[(rows * width + cols)[:, None] + np.array([dr * width + dc for dr, dc in _NEAR])]
-    a, k = np.nonzero(near >= 0)
-    b = near[a, k]
-    sizes = matrix.sum(axis=1)
-    a, b = a[sizes[a] < sizes[b]], b[sizes[a] < sizes[b]]
-    # A is inside B when no group of A is missing from B.
-    inside = ~((matrix[a] > matrix[b]).any(axis=1))
-    a, b = a[inside], b[inside]
-    new_c, new_g = np.nonzero(matrix[b] - matrix[a])
-    return new_c, new_g, targets[b] - targets[a]
+def _contradiction() -> InconsistentBoardError:
+    return InconsistentBoardError("the revealed numbers contradict each other")
 
 
 def propagate(
-    sizes: np.ndarray,
-    pair_c: np.ndarray,
-    pair_g: np.ndarray,
-    targets: np.ndarray,
-    lo: np.ndarray | None = None,
-    hi: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds ``lo <= x <= hi`` on each group's mines, tightened to a fixpoint (DSS).
+    constraints: list[Constraint],
+    lo: list[int],
+    hi: list[int],
+    deadline: Deadline | None = None,
+    first: int = 0,
+    touching: list[list[int]] | None = None,
+) -> None:
+    """Tightens the bounds ``lo <= x <= hi`` on each group's mines to a fixpoint (DSS).
 
     Args:
-        sizes: Cells per group.
-        pair_c: Constraint of each (constraint, group) membership pair.
-        pair_g: Group of each pair.
-        targets: Mines each constraint needs.
-        lo: Known lower bounds to start from (default 0).
-        hi: Known upper bounds to start from (default the group sizes).
+        constraints: ``(groups, mines)`` pairs.
+        lo: Lower bounds per group, tightened in place.
+        hi: Upper bounds per group, tightened in place.
+        deadline: Checked every few thousand constraints.
+        first: Constraints before this one are known to be at their fixpoint with the
+            given bounds; only the others are visited first.
+        touching: The constraints of each group (:func:`touching_lists`), if at hand.
 
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
     """
-    lo = np.zeros(len(sizes)) if lo is None else lo.astype(float)
-    hi = np.asarray(sizes, dtype=float) if hi is None else hi.astype(float)
-    if not len(pair_c):
-        return lo.astype(np.int64), hi.astype(np.int64)
-    order = np.argsort(pair_g, kind="stable")
-    pair_c, pair_g = pair_c[order], pair_g[order]
-    starts = np.flatnonzero(np.r_[True, pair_g[1:] != pair_g[:-1]])
-    touched = pair_g[starts]
-    m = len(targets)
-    targets = targets.astype(float)
-    while True:
-        lo_p, hi_p = lo[pair_g], hi[pair_g]
-        # Counts are small integers, exact in float64 (bincount's weights are floats).
-        s_lo = np.bincount(pair_c, weights=lo_p, minlength=m)
-        s_hi = np.bincount(pair_c, weights=hi_p, minlength=m)
-        if ((targets < s_lo) | (targets > s_hi)).any():
-            raise InconsistentBoardError("the revealed numbers contradict each other")
-        raise_lo = np.maximum.reduceat((targets - s_hi)[pair_c] + hi_p, starts)
-        cut_hi = np.minimum.reduceat((targets - s_lo)[pair_c] + lo_p, starts)
-        grow = raise_lo > lo[touched]
-        shrink = cut_hi < hi[touched]
-        if not (grow.any() or shrink.any()):
-            return lo.astype(np.int64), hi.astype(np.int64)
-        lo[touched[grow]] = raise_lo[grow]
-        hi[touched[shrink]] = cut_hi[shrink]
-        if (lo > hi).any():
-            raise InconsistentBoardError("the revealed numbers contradict each other")
+    if touching is None:
+        touching = touching_lists(constraints, len(lo))
+    queued = [c >= first for c in range(len(constraints))]
+    queue = deque(range(first, len(constraints)))
+    done = 0
+    while queue:
+        c = queue.popleft()
+        queued[c] = False
+        done += 1
+        if deadline is not None and done % _CHECK_EVERY == 0:
+            deadline.check()
+        groups, t = constraints[c]
+        s_lo = s_hi = 0
+        for g in groups:
+            s_lo += lo[g]
+            s_hi += hi[g]
+        if t < s_lo or t > s_hi:
+            raise _contradiction()
+        if s_lo == s_hi:  # every group already fixed
+            continue
+        for g in groups:
+            # The other groups hold between s_lo - lo[g] and s_hi - hi[g] mines.
+            least = t - s_hi + hi[g]
+            most = t - s_lo + lo[g]
+            if least > lo[g] or most < hi[g]:
+                lo[g] = max(lo[g], least)
+                hi[g] = min(hi[g], most)
+                if lo[g] > hi[g]:
+                    raise _contradiction()
+                for other in touching[g]:
+                    if not queued[other]:
+                        queued[other] = True
+                        queue.append(other)
 
 
-def reduce_system(system: System) -> Reduction:
-    """Propagates the system and splits the free groups into independent components."""
-    matrix, targets = system.matrix, system.targets
-    pair_c, pair_g = np.nonzero(matrix)
-    lo, hi = propagate(system.sizes, pair_c, pair_g, targets)
+def touching_lists(
+    constraints: list[Constraint],
+    n_groups: int,
+    start: int = 0,
+    lists: list[list[int]] | None = None,
+) -> list[list[int]]:
+    """The constraints of each group (from constraint ``start`` on, added to ``lists``)."""
+    touching = lists if lists is not None else [[] for _ in range(n_groups)]
+    for c in range(start, len(constraints)):
+        for g in constraints[c][0]:
+            touching[g].append(c)
+    return touching
+
+
+def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> list[Constraint]:
+    """Each constraint on its still-open groups, minus the mines of its fixed groups.
+
+    Constraints left without open groups are dropped (propagation checked them).
+    """
+    is_open = [low < high for low, high in zip(lo, hi, strict=True)]
+    out = []
+    for groups, t in constraints:
+        open_groups = []
+        for g in groups:
+            if is_open[g]:
+                open_groups.append(g)
+            else:
+                t -= lo[g]
+        if open_groups:
+            out.append((tuple(open_groups), t))
+    return out
+
+
+def subset_rule(constraints: list[Constraint]) -> list[Constraint]:
+    """Constraints ``B - A`` derived from every pair where A's groups are a strict subset of B's.
+
+    Only constraints sharing A's first group can contain A, so each A looks at a handful.
+    """
+    touching: dict[int, list[int]] = {}
+    for c, (groups, _) in enumerate(constraints):
+        for g in groups:
+            touching.setdefault(g, []).append(c)
+    sets = [frozenset(groups) for groups, _ in constraints]
+    derived = []
+    for a, (groups_a, t_a) in enumerate(constraints):
+        for b in touching[groups_a[0]]:
+            if len(sets[b]) > len(groups_a) and sets[a] < sets[b]:
+                groups_b, t_b = constraints[b]
+                derived.append((tuple(g for g in groups_b if g not in sets[a]), t_b - t_a))
+    return derived
+
+
+def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction:
+    """Propagates the system and splits the free groups into independent components.
+
+    Args:
+        system: The board's constraint system.
+        deadline: Stops the work with :class:`~mscsp.errors.SolverLimitError` when passed.
+
+    Raises:
+        InconsistentBoardError: The numbers contradict each other.
+    """
+    constraints = system.constraints
+    lo = [0] * len(system.sizes)
+    hi = list(system.sizes)
+    for g, mines in system.settled:
+        lo[g] = hi[g] = mines
+    touching = touching_lists(constraints, len(lo))
+    propagate(constraints, lo, hi, deadline, touching=touching)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
     # expose new subsets.
-    is_fixed = lo == hi
-    open_rows = np.flatnonzero(matrix[:, ~is_fixed].any(axis=1))
-    residual_matrix = matrix[open_rows] * ~is_fixed
-    new_c, new_g, new_targets = subset_rule(
-        residual_matrix,
-        targets[open_rows] - matrix[open_rows][:, is_fixed] @ lo[is_fixed],
-        system.numbers[open_rows],
-    )
-    if len(new_c):
-        lo, hi = propagate(
-            system.sizes,
-            np.concatenate([pair_c, new_c + len(targets)]),
-            np.concatenate([pair_g, new_g]),
-            np.concatenate([targets, new_targets]),
-            lo,
-            hi,
-        )
-    is_fixed = lo == hi
-    fixed = [(g, int(lo[g])) for g in np.flatnonzero(is_fixed).tolist()]
-    free = np.flatnonzero(~is_fixed)
-    rest = (targets - matrix[:, is_fixed] @ lo[is_fixed]).tolist()
+    derived = subset_rule(open_part(constraints, lo, hi))
+    if derived:
+        every = constraints + derived
+        touching_lists(every, len(lo), len(constraints), touching)
+        propagate(every, lo, hi, deadline, first=len(constraints), touching=touching)
+    fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
-    rows, cols = np.nonzero(matrix[:, free])
-    members: dict[int, list[int]] = {}
-    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-        members.setdefault(r, []).append(c)
+    # Numbers that see the same open groups must agree on their mines; keep one of each.
     residual: dict[tuple[int, ...], int] = {}
-    for r, groups in members.items():
-        key = tuple(groups)
-        if residual.setdefault(key, rest[r]) != rest[r]:
+    for groups, t in open_part(constraints, lo, hi):
+        if residual.setdefault(groups, t) != t:
             raise InconsistentBoardError("two numbers demand different mines of the same cells")
+    if deadline is not None:
+        deadline.check()
+    return Reduction(fixed=fixed, system=system, residual=residual)
 
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(free)))
-    graph.add_edges_from((groups[0], g) for groups in residual for g in groups[1:])
-    parts = list(nx.connected_components(graph))
-    part_of = {g: i for i, nodes in enumerate(parts) for g in nodes}
-    part_cons: list[list[tuple[tuple[int, ...], int]]] = [[] for _ in parts]
+
+def split_components(system: System, residual: dict[tuple[int, ...], int]) -> list[Component]:
+    """Groups linked by a constraint, as components (union-find over the constraints).
+
+    Groups are numbered by their first cell, so sorting by group index keeps each
+    component's groups, and the components, in row-major order of their first cells; the
+    constraints are sorted too, so the same shape anywhere on a board gives an equal
+    :class:`Component` (the key of :class:`mscsp.solver.CountCache`).
+    """
+    parent: dict[int, int] = {}
+
+    def root(g: int) -> int:
+        while parent.setdefault(g, g) != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    for groups in residual:
+        first = root(groups[0])
+        for g in groups[1:]:
+            other = root(g)
+            if other != first:
+                parent[max(first, other)] = min(first, other)
+                first = min(first, other)
+    members: dict[int, list[int]] = {}
+    for g in sorted(parent):
+        members.setdefault(root(g), []).append(g)
+    constraints_of: dict[int, list[Constraint]] = {r: [] for r in members}
     for groups, t in residual.items():
-        part_cons[part_of[groups[0]]].append((groups, t))
-    sizes = system.sizes[free].tolist()
-    cells = [system.cells[g] for g in free.tolist()]
+        constraints_of[root(groups[0])].append((groups, t))
     components = []
-    for nodes, cons in zip(parts, part_cons, strict=True):
-        order = sorted(nodes, key=lambda g: cells[g][0])
-        local = {g: i for i, g in enumerate(order)}
+    for r in sorted(members):
+        groups = members[r]
+        local = {g: i for i, g in enumerate(groups)}
         components.append(
             Component(
-                sizes=tuple(sizes[g] for g in order),
-                constraints=tuple((tuple(local[g] for g in groups), t) for groups, t in cons),
-                cells=tuple(cells[g] for g in order),
+                sizes=tuple(system.sizes[g] for g in groups),
+                constraints=tuple(
+                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints_of[r])
+                ),
+                cells=tuple(system.cells[g] for g in groups),
             )
         )
-    components.sort(key=lambda comp: comp.cells[0][0])
-    return Reduction(fixed=fixed, components=components)
+    return components

@@ -9,6 +9,7 @@ and as the nearest float above 0 / below 1 in JSON.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import click
 import numpy as np
@@ -100,3 +101,33 @@ def probability_map(solution: Solution, legend: bool = True) -> str:
     if legend:
         lines += ["", LEGEND]
     return "\n".join(lines)
+
+
+def solution_json(solution: Solution, backend: str, exact: bool = False) -> dict[str, Any]:
+    """The JSON object of ``mscsp probs --json`` (and of the web analyser's ``/api/solve``).
+
+    Args:
+        solution: The solved position.
+        backend: Name of the backend that counted it.
+        exact: Also give ``exact``: ``"row,col"`` to the exact fraction as a string.
+
+    Returns:
+        ``rows``, ``cols``, ``mines``, ``backend``, ``probabilities`` (``None`` on revealed
+        cells, 1.0 on flags), ``safe``, ``mines_certain``, ``best_move`` and maybe ``exact``.
+    """
+    board = solution.board
+    shown = shown_probabilities(solution)
+    grid = np.where(np.isnan(shown), None, shown)
+    out: dict[str, Any] = {
+        "rows": board.rows,
+        "cols": board.cols,
+        "mines": board.mines,
+        "backend": backend,
+        "probabilities": grid.tolist(),
+        "safe": [list(c) for c in solution.safe],
+        "mines_certain": [list(c) for c in solution.mines],
+        "best_move": list(solution.best_move) if solution.best_move else None,
+    }
+    if exact:
+        out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
+    return out

@@ -1,10 +1,28 @@
-"""``mscsp.solve``: exact mine probabilities of a position."""
+"""``mscsp.solve``: exact mine probabilities of a position.
+
+The pipeline, one module per stage:
+
+1. :func:`~mscsp.constraints.build_system`: the frontier's cells grouped by the numbers they
+   touch, one constraint per number.
+2. :func:`~mscsp.reduce.reduce_system`: propagation fixes what it can; the rest splits into
+   independent components.
+3. A backend (:mod:`mscsp.backends`) counts each component's solutions by number of mines.
+4. :func:`~mscsp.probabilities.combine` weighs the counts with the ways to place the other
+   mines on the cells no number touches.
+
+Every stage honours one time limit (``time_limit``) and grows with the frontier, not the
+board's area or the frontier's square.
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import Board
-from .constraints import build_system
+from .constraints import Component, ComponentCount, build_system
+from .deadline import Deadline
+from .errors import SolverLimitError
 from .probabilities import Solution, combine
 from .reduce import reduce_system
 
@@ -16,8 +34,10 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
         board: The position (see :func:`mscsp.parse_board`).
         backend: A backend name from :data:`mscsp.backends.BACKENDS` (``"sat:cadical195"``
             style names pick a sub-solver) or a :class:`~mscsp.backends.Backend` instance,
-            which callers solving many positions should reuse.
+            which callers solving many positions should reuse (wrap it in a
+            :class:`CountCache` to reuse counts between the positions of a game).
         **options: Passed to the backend (``time_limit``, ``max_solutions``, ...).
+            ``time_limit`` (seconds) bounds the whole solve, every stage included.
 
     Returns:
         A :class:`~mscsp.probabilities.Solution`.
@@ -25,10 +45,61 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
     Raises:
         InconsistentBoardError: The numbers admit no placement of the mines.
         BackendUnavailableError: The backend's optional package is missing.
-        SolverLimitError: The backend hit a limit.
+        SolverLimitError: The time limit or a backend's limit was hit, or the position
+            needs more memory than there is.
     """
     counter = get_backend(backend, **options)
-    system = build_system(board)
-    reduction = reduce_system(system)
-    counts = [counter.count(component) for component in reduction.components]
-    return combine(board, system, reduction, counts)
+    deadline = Deadline(counter.time_limit)
+    try:
+        system = build_system(board, deadline)
+        reduction = reduce_system(system, deadline)
+        counts = []
+        for component in reduction.components:
+            deadline.check()
+            counts.append(counter.count(component))
+        return combine(board, system, reduction, counts, deadline)
+    except MemoryError:
+        raise SolverLimitError("the position needs more memory than this machine has") from None
+
+
+class CountCache(Backend):
+    """Remembers the counts of components already counted, around any backend.
+
+    A click changes one or two components; the others come back unchanged on the next
+    solve and are not counted again. Counts depend only on a component's group sizes and
+    constraints, which :func:`~mscsp.reduce.reduce_system` states the same way wherever the
+    component lies on the board, so the same shape met in another game is found too. The
+    least recently used entries go first once ``maxsize`` is reached. Inexact counts
+    (sampled after a limit) are not kept.
+
+    Args:
+        inner: The backend that counts what the cache has not seen.
+        maxsize: Components kept.
+
+    Example:
+        >>> counter = CountCache(get_backend("dss"))
+        >>> # solve(board, counter) for each position of a game
+    """
+
+    name = "cached"
+
+    def __init__(self, inner: Backend, maxsize: int = 8192):
+        super().__init__(time_limit=inner.time_limit, max_solutions=inner.max_solutions)
+        self.inner = inner
+        self.maxsize = maxsize
+        self.hits = 0
+        self.entries: OrderedDict[tuple, ComponentCount] = OrderedDict()
+
+    def count(self, component: Component) -> ComponentCount:
+        key = (component.sizes, component.constraints)
+        found = self.entries.get(key)
+        if found is not None:
+            self.hits += 1
+            self.entries.move_to_end(key)
+            return found
+        found = self.inner.count(component)
+        if found.exact:
+            self.entries[key] = found
+            if len(self.entries) > self.maxsize:
+                self.entries.popitem(last=False)
+        return found

@@ -90,16 +90,17 @@ def test_time_limit_exits_with_code_5():
         ("3x1x2\n1?1\n", "(0, 1)"),  # more mines than covered cells
         ("4x4x3\n2?..\n....\n....\n..??\n", "(0, 0)"),  # a number above its neighbours
         ("2x2x0\n4.\n..\n", "(0, 0)"),  # above the neighbour count
-        ("5x1x1\n1?1?1\n", "(0, 4)"),  # numbers that contradict each other
-        ("5x1x2\n1?1?1\n", "(0, 4)"),
-        ("3x2x2\n1?.\n.?1\n", "(1, 0)"),  # the 0 forbids what the 1 needs
+        # Numbers that contradict each other: any of them may be named.
+        ("5x1x1\n1?1?1\n", ("(0, 0)", "(0, 2)", "(0, 4)")),
+        ("5x1x2\n1?1?1\n", ("(0, 0)", "(0, 2)", "(0, 4)")),
+        ("3x2x2\n1?.\n.?1\n", ("(0, 0)", "(1, 0)", "(0, 2)", "(1, 2)")),  # the 0s forbid
         ("4x3x5\n?1??\n?1??\n????\n", "(0, 0)"),  # the numbers fit, the total does not
     ],
 )
 def test_every_impossible_board_exits_3_naming_a_cell(board, cell):
     result = run(["probs", "-"], stdin=board)
     assert result.exit_code == 3, result.output
-    assert f"(cell {cell})" in result.output
+    assert any(f"(cell {c})" in result.output for c in ((cell,) if isinstance(cell, str) else cell))
     assert len(result.output.strip().splitlines()) == 1
 
 

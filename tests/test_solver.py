@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import mscsp
 from mscsp.backends import get_backend
+from mscsp.board import neighbour_sum
 from mscsp.brute import brute_force
 from mscsp.constraints import build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
@@ -184,3 +185,49 @@ def test_dss_counts_huge_components_exactly():
         by_total[k] = by_total.get(k, 0) + comb(30, x1) * comb(30, 30 - x1) ** 2
     assert {k: v for k, v in enumerate(count.counts) if v} == by_total
     assert count.cell_counts[1][45] == comb(29, 14) * comb(30, 15) ** 2
+
+
+def test_count_cache_reuses_unchanged_components_without_changing_answers():
+    from mscsp.positions import game_positions
+    from mscsp.solver import CountCache
+
+    cached = CountCache(get_backend("dss"))
+    game = mscsp.Game.from_preset("expert", seed=11)
+    for board in game_positions(game, first=(0, 0)):
+        assert mscsp.solve(board, cached).exact == mscsp.solve(board).exact
+    # Within a game most components come back unchanged from one position to the next.
+    assert cached.hits > 0
+    assert 0 < len(cached.entries) <= cached.maxsize
+
+
+def test_count_cache_forgets_the_least_recently_used_first():
+    from mscsp.constraints import Component
+    from mscsp.solver import CountCache
+
+    cached = CountCache(get_backend("dss"), maxsize=2)
+    shapes = [Component(sizes=(n, n), constraints=(((0, 1), 1),)) for n in (1, 2, 3)]
+    for shape in (shapes[0], shapes[1], shapes[0], shapes[2]):
+        cached.count(shape)
+    assert cached.hits == 1
+    assert [key[0] for key in cached.entries] == [(1, 1), (3, 3)]
+
+
+def test_single_point_pass_settles_known_mines_and_safe_cells():
+    # Mines at (0, 1) and (3, 0); three cells of the top-left 2x2 block and (2, 2) are
+    # revealed. The 1 in the corner has one covered neighbour: a mine, settled while
+    # building; (2, 2) shows 0: its covered neighbours are settled safe. The rest is counted,
+    # and the answers stay those of the brute force.
+    mine = np.zeros((4, 4), dtype=bool)
+    mine[0, 1] = mine[3, 0] = True
+    shown = np.zeros((4, 4), dtype=bool)
+    shown[0, 0] = shown[1, 0] = shown[1, 1] = shown[2, 2] = True
+    numbers = neighbour_sum(mine.astype(np.int8))
+    board = mscsp.Board(np.where(shown, numbers, mscsp.COVERED).astype(np.int8), 2)
+    system = build_system(board)
+    mines = {cell for g, x in system.settled if x for cell in system.cells[g]}
+    safe = {cell for g, x in system.settled if not x for cell in system.cells[g]}
+    assert mines == {(0, 1)}
+    assert safe == {(1, 2), (1, 3), (2, 1), (2, 3), (3, 1), (3, 2), (3, 3)}
+    frontier = {cell for group in system.cells[: -len(system.settled)] for cell in group}
+    assert not frontier & (mines | safe)
+    assert mscsp.solve(board).exact == brute_force(board)

@@ -22,21 +22,34 @@ import numpy as np
 from ..constraints import Component, ComponentCount
 from .base import Backend
 
+#: Components with at most this many groups are searched in their own order.
+_SMALL = 4
+
 
 def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
-    """Breadth-first order from a peripheral group, which keeps few constraints open."""
+    """Breadth-first order from a peripheral group, which keeps few constraints open.
+
+    Up to a few groups, any order keeps few open: their own (first cells, row-major) is used.
+    """
     n = component.n_groups
+    if n <= _SMALL:
+        return list(range(n))
     nbrs: list[set[int]] = [set() for _ in range(n)]
     for groups, _ in component.constraints:
         for g in groups:
             nbrs[g].update(groups)
+    # Within a breadth-first layer, groups under fewer constraints come first.
+    ranked = [sorted(nb, key=lambda h: len(cons_of[h])) for nb in nbrs]
 
     def bfs(start: int) -> list[int]:
-        order, seen = [start], {start}
+        order = [start]
+        seen = [False] * n
+        seen[start] = True
         for g in order:
-            for h in sorted(nbrs[g] - seen, key=lambda h: len(cons_of[h])):
-                seen.add(h)
-                order.append(h)
+            for h in ranked[g]:
+                if not seen[h]:
+                    seen[h] = True
+                    order.append(h)
         return order
 
     return bfs(bfs(0)[-1]) if n > 1 else [0]
@@ -44,11 +57,17 @@ def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
 
 def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     data = value.to_bytes(length * nbytes, "little")
+    if nbytes == 1:  # a bytes object already iterates as small integers
+        return tuple(data)
     if nbytes <= 8:  # one numpy call; .tolist() gives Python ints
         return tuple(np.frombuffer(data, dtype=f"<u{nbytes}").tolist())
-    return tuple(
-        int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little") for i in range(length)
-    )
+    # Wider slots are whole 64-bit words: join each slot's words as Python integers, one
+    # column of words at a time (numpy object arrays loop in C).
+    words = np.frombuffer(data, dtype="<u8").reshape(length, nbytes // 8).astype(object)
+    joined = words[:, 0]
+    for k in range(1, nbytes // 8):
+        joined = joined + (words[:, k] << (64 * k))
+    return tuple(joined.tolist())
 
 
 def _single_group(size: int, targets: set[int]) -> ComponentCount:
@@ -78,14 +97,13 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     for i, g in enumerate(order):
         position[g] = i
     last = [max(position[g] for g in groups) for groups, _ in cons]
-    first = [min(position[g] for g in groups) for groups, _ in cons]
     targets = [t for _, t in cons]
 
     # Coefficients never exceed C(n_cells, k) < 2**n_cells: that many bits per slot suffice.
-    # Up to 8 bytes, round to a numpy integer width so unpacking is one call.
+    # Up to 8 bytes, round to a numpy integer width so unpacking is one call; beyond, to
+    # whole 64-bit words.
     nbytes = component.n_cells // 8 + 1
-    if nbytes <= 8:
-        nbytes = 1 << (nbytes - 1).bit_length()
+    nbytes = 1 << (nbytes - 1).bit_length() if nbytes <= 8 else 8 * (component.n_cells // 64 + 1)
     bits = 8 * nbytes
     length = component.n_cells + 1
 
@@ -93,16 +111,19 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     # the group's bounds and to the next layer's state.
     plans = []
     open_now: list[int] = []
+    cells_left = [sum(sizes[g] for g in groups) for groups, _ in cons]
     for i, g in enumerate(order):
         here = cons_of[g]
-        after = [c for c in sorted(set(open_now) | set(here)) if last[c] > i]
         slot = {c: k for k, c in enumerate(open_now)}
         # Each touched constraint: its slot in the state (or None when first touched here),
         # its target, and the cells it still has after this group.
         touched = []
         for c in here:
-            rest = sum(sizes[h] for h in cons[c][0] if position[h] > i)
-            touched.append((slot.get(c) if first[c] < i else None, targets[c], rest))
+            cells_left[c] -= sizes[g]
+            touched.append((slot.get(c), targets[c], cells_left[c]))
+        # Constraints still open after this group: those already open, then the new ones.
+        after = [c for c in open_now if last[c] > i]
+        after += [c for c in here if c not in slot and last[c] > i]
         where = {c: k for k, c in enumerate(here)}
         layout = [(True, where[c]) if c in where else (False, slot[c]) for c in after]
         plans.append((sizes[g], touched, layout))
@@ -114,21 +135,34 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     for size, touched, layout in plans:
         if backend is not None:
             backend._check_deadline(deadline)
+        # Per layer: weight of x mines in this group, shifted to coefficient x.
+        terms = [comb(size, x) << (bits * x) for x in range(size + 1)]
+        own = [p for p, (is_own, _) in enumerate(layout) if is_own]
         nxt: dict[tuple, int] = {}
         level_edges = []
         for key, weight in alpha[-1].items():
-            residual = [t if s is None else key[s] for s, t, _ in touched]
             lo = 0
             hi = size
-            for res, (_, _, rest) in zip(residual, touched, strict=True):
+            residual = []
+            for s, t, rest in touched:
+                res = t if s is None else key[s]
+                residual.append(res)
                 if res - rest > lo:
                     lo = res - rest
                 if res < hi:
                     hi = res
+            if lo > hi:
+                continue
+            base = [residual[k] if is_own else key[k] for is_own, k in layout]
             for x in range(lo, hi + 1):
-                new = tuple(residual[k] - x if own else key[k] for own, k in layout)
-                add = comb(size, x) * weight << (bits * x)
-                nxt[new] = nxt.get(new, 0) + add
+                if x:
+                    state = base.copy()
+                    for p in own:
+                        state[p] -= x
+                    new = tuple(state)
+                else:
+                    new = tuple(base)
+                nxt[new] = nxt.get(new, 0) + terms[x] * weight
                 level_edges.append((key, x, new))
         alpha.append(nxt)
         edges.append(level_edges)

@@ -12,6 +12,7 @@ from .learn_dagger import dagger
 from .learn_sweep import sweep
 from .play import play
 from .probs import probs
+from .serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,3 +28,4 @@ learn.add_command(dagger)
 learn.add_command(sweep)
 main.add_command(learn)
 main.add_command(play)
+main.add_command(serve)

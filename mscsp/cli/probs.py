@@ -7,13 +7,13 @@ import sys
 from importlib import resources
 
 import click
-import numpy as np
 
 from ..backends import get_backend
 from ..board import parse_board
 from ..contradiction import locate_contradiction
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
-from ..render import format_probability, probability_map, shown_probabilities
+from ..heatmap import save_png
+from ..render import format_probability, probability_map, solution_json
 from ..solver import solve
 from .options import (
     backend_option,
@@ -46,6 +46,14 @@ def read_board_text(path: str | None) -> bytes:
     is_flag=True,
     help="Also give exact fractions (JSON key 'exact', or a list in text mode).",
 )
+@click.option(
+    "--png",
+    "png",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    metavar="FILE",
+    help="Also write the heat map as a PNG image (needs the plot extra).",
+)
 @reports_errors
 def probs(
     file: str | None,
@@ -54,6 +62,7 @@ def probs(
     time_limit: float,
     as_json: bool,
     show_exact: bool,
+    png: str | None,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
@@ -77,21 +86,13 @@ def probs(
         except SolverLimitError:
             raise exc from None  # no time left to name a cell; the verdict stands
         raise InconsistentBoardError(str(exc), cell) from None
+    if png:
+        try:
+            save_png(solution, png)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write {png}: {exc.strerror}") from None
     if as_json:
-        shown = shown_probabilities(solution)
-        grid = np.where(np.isnan(shown), None, shown)
-        out = {
-            "rows": board.rows,
-            "cols": board.cols,
-            "mines": board.mines,
-            "backend": backend,
-            "probabilities": grid.tolist(),
-            "safe": [list(c) for c in solution.safe],
-            "mines_certain": [list(c) for c in solution.mines],
-            "best_move": list(solution.best_move) if solution.best_move else None,
-        }
-        if show_exact:
-            out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
+        out = solution_json(solution, backend, exact=show_exact)
         click.echo(json.dumps(out))
         return
     click.echo(probability_map(solution))

@@ -18,34 +18,13 @@ from abc import abstractmethod
 
 import numpy as np
 
-from ..backends import Backend, get_backend
+from ..backends import get_backend
 from ..board import Board, neighbour_counts
-from ..constraints import Component, ComponentCount, build_system
+from ..constraints import build_system
 from ..probabilities import Solution, combine
 from ..reduce import reduce_system
+from ..solver import CountCache
 from .base import Cell, MineMemory, Player, cells_of
-
-
-class CachedBackend(Backend):
-    """Remembers the counts of components already seen in this game.
-
-    A guess usually changes one component; the others come back unchanged on the next
-    solve, and their counts (which depend on group sizes and constraints only) are reused.
-    """
-
-    name = "cached"
-
-    def __init__(self, inner: Backend):
-        super().__init__()
-        self.inner = inner
-        self.cache: dict[tuple, ComponentCount] = {}
-
-    def count(self, component: Component) -> ComponentCount:
-        key = (component.sizes, component.constraints)
-        found = self.cache.get(key)
-        if found is None:
-            found = self.cache[key] = self.inner.count(component)
-        return found
 
 
 class CspPlayer(Player):
@@ -56,12 +35,12 @@ class CspPlayer(Player):
     """
 
     def __init__(self, backend: str = "dss"):
-        self.backend = CachedBackend(get_backend(backend))
+        # Counts of unchanged components are reused from one turn (and game) to the next.
+        self.backend = CountCache(get_backend(backend))
         self.memory = MineMemory()
 
     def new_game(self) -> None:
         self.memory.reset()
-        self.backend.cache.clear()
 
     def infer(self, board: Board) -> tuple[list[Cell], Solution | None]:
         """Certain-safe cells, or ``([], solution)`` when a guess is needed.

@@ -1,0 +1,105 @@
+"""``mscsp serve``: the local web analyser (needs the ``web`` extra)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import webbrowser
+
+import click
+
+from ..errors import BackendUnavailableError, InvalidInputError
+from .options import reports_errors
+
+#: Host names a loopback-bound server answers to (others are refused: DNS rebinding).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="TCP port (0: any free port, shown at start).",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds of solver time per request; slower boards get the solver-limit error.",
+)
+@click.option(
+    "--max-cells",
+    type=click.IntRange(min=1, max=1_000_000),
+    default=10_000,
+    show_default=True,
+    help="Largest board (rows x cols) the server solves.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=2,
+    show_default=True,
+    help="Boards solved at once (threads); more requests wait, then get 'busy'.",
+)
+@reports_errors
+def serve(
+    host: str, port: int, open_browser: bool, time_limit: float, max_cells: int, workers: int
+) -> None:
+    """Serve the web analyser: paste or draw a board, see the exact odds, play a game.
+
+    Binds to 127.0.0.1 unless --host says otherwise; every asset comes from the package
+    (no external network). Stop with Ctrl-C.
+    """
+    try:
+        import uvicorn
+
+        from ..web.app import create_app
+        from ..web.service import Limits
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"mscsp serve needs the web extra: pip install 'mscsp[web]' ({exc.name} is missing)"
+        ) from None
+    if not host:
+        raise InvalidInputError("--host must not be empty")
+    local = _is_loopback(host)
+    app = create_app(
+        Limits(time_limit=time_limit, max_cells=max_cells, workers=workers),
+        allowed_hosts=LOOPBACK_NAMES if local else None,
+    )
+    sock = _listen(host, port)
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    if not local:
+        click.echo(f"mscsp: warning: serving on {host}, reachable from other machines", err=True)
+    click.echo(f"mscsp analyser on {url} (Ctrl-C to stop)", err=True)
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (port 0: any free one), or a one-line error."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock

@@ -1,0 +1,294 @@
+"""The analyser page in a real headless Chromium (Debian's ``chromium`` + ``chromium-driver``).
+
+The server runs in a thread on 127.0.0.1 (an ephemeral port); Selenium drives the system
+browser, never a downloaded one. Skipped, with the reason, where any piece is missing.
+Screenshots of the analyse and play views are written to the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import mscsp
+from mscsp.heatmap import cell_rgb
+from mscsp.players import get_player
+from mscsp.render import solution_json
+
+pytest.importorskip("starlette", reason="the web analyser needs pip install 'mscsp[web]'")
+uvicorn = pytest.importorskip("uvicorn", reason="the web analyser needs pip install 'mscsp[web]'")
+webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium")
+
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from mscsp.web.app import create_app  # noqa: E402
+from mscsp.web.service import Limits  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+if CHROMIUM is None or CHROMEDRIVER is None:
+    pytest.skip(
+        "headless Chromium is not installed (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+
+WAIT = 30  # seconds any one page update may take on a loaded 2-core machine
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    """The analyser served by uvicorn in a thread on 127.0.0.1, stopped after the module."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(Limits(time_limit=20), allowed_hosts=["127.0.0.1"]), log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(200):  # up to about 20 s
+        if server.started:
+            break
+        time.sleep(0.1)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=20)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield browser
+    browser.quit()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory):
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def solved(driver) -> int:
+    return int(driver.find_element(By.ID, "board").get_attribute("data-solved") or 0)
+
+
+def wait_solved(driver, before: int) -> None:
+    """Waits for a solve after the ``before``-th, and for the page to be idle."""
+
+    def done(d):
+        board = d.find_element(By.ID, "board")
+        return solved(d) > before and board.get_attribute("data-state") != "busy"
+
+    WebDriverWait(driver, WAIT).until(done)
+
+
+def open_page(driver, base_url) -> None:
+    driver.get("about:blank")  # a fresh page: the built-in example, not the last board
+    driver.get(base_url + "/")
+    wait_solved(driver, 0)
+
+
+def paste(driver, text: str) -> None:
+    """Puts ``text`` in the board text box as a paste does (one input event)."""
+    before = solved(driver)
+    area = driver.find_element(By.ID, "board-text")
+    driver.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+        area,
+        text,
+    )
+    wait_solved(driver, before)
+
+
+def dom_cells(driver) -> list[dict]:
+    """Every cell of the board as the page shows it."""
+    return driver.execute_script(
+        """
+        return Array.from(document.querySelectorAll('#board .cell')).map((el) => ({
+          r: Number(el.dataset.r), c: Number(el.dataset.c), p: el.dataset.p ?? null,
+          exact: el.dataset.exact ?? null, cls: el.className, text: el.textContent,
+          bg: getComputedStyle(el).backgroundColor,
+        }));
+        """
+    )
+
+
+def rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in css[css.index("(") + 1 : css.index(")")].split(","))
+
+
+def assert_heat_map_is(driver, board: mscsp.Board) -> None:
+    """The page's heat map equals ``mscsp.solve``: odds, fractions, colours, suggestion."""
+    solution = mscsp.solve(board)
+    shown = solution_json(solution, "dss")["probabilities"]  # what probs --json prints
+    cells = dom_cells(driver)
+    assert len(cells) == board.rows * board.cols
+    for cell in cells:
+        r, c = cell["r"], cell["c"]
+        value = int(board.cells[r, c])
+        if value >= 0:
+            assert cell["p"] is None and "revealed" in cell["cls"]
+            assert cell["text"] == ("" if value == 0 else str(value))
+            continue
+        assert float(cell["p"]) == shown[r][c], (r, c)
+        if value == mscsp.FLAG:
+            continue
+        assert Fraction(cell["exact"]) == solution.exact[(r, c)]
+        assert rgb(cell["bg"]) == cell_rgb(value, shown[r][c]), (r, c)
+        assert ("best" in cell["cls"].split()) == ((r, c) == solution.best_move)
+
+
+def expert_position(seed: int) -> mscsp.Board:
+    game = mscsp.Game.from_preset("expert", seed=seed, first_click="opening")
+    game.reveal(8, 15)
+    return game.board()
+
+
+def test_pasted_board_shows_the_exact_odds(driver, base_url, screenshots):
+    open_page(driver, base_url)
+    assert_heat_map_is(
+        driver, mscsp.parse_board(driver.find_element(By.ID, "board-text").get_attribute("value"))
+    )
+    board = expert_position(3)
+    paste(driver, board.to_text())
+    assert_heat_map_is(driver, board)
+    summary = driver.find_element(By.ID, "summary").text
+    assert "mine layouts" in summary and "dss" in summary
+    cell = driver.find_element(By.CSS_SELECTOR, "#board .cell.heat")
+    ActionChains(driver).move_to_element(cell).perform()
+    tip = driver.find_element(By.ID, "tip")
+    WebDriverWait(driver, WAIT).until(lambda d: tip.is_displayed())
+    assert "mine probability" in tip.text
+    driver.save_screenshot(str(screenshots / "analyse.png"))
+
+
+def test_drawing_cells_resolves_the_board(driver, base_url):
+    open_page(driver, base_url)
+    before = solved(driver)
+    driver.find_element(By.CSS_SELECTOR, "[data-preset='beginner']").click()
+    wait_solved(driver, before)
+    assert {cell["p"] for cell in dom_cells(driver)} == {str(10 / 81)}
+
+    def cell(r: int, c: int):
+        return driver.find_element(By.CSS_SELECTOR, f"#board .cell[data-r='{r}'][data-c='{c}']")
+
+    before = solved(driver)
+    cell(0, 0).click()  # covered -> revealed 0
+    wait_solved(driver, before)
+    before = solved(driver)
+    ActionChains(driver).move_to_element(cell(3, 3)).send_keys("1").perform()
+    wait_solved(driver, before)
+    before = solved(driver)
+    ActionChains(driver).context_click(cell(8, 8)).perform()  # flag
+    wait_solved(driver, before)
+    text = driver.find_element(By.ID, "board-text").get_attribute("value")
+    board = mscsp.parse_board(text)
+    assert board.cells[0, 0] == 0 and board.cells[3, 3] == 1 and board.cells[8, 8] == mscsp.FLAG
+    assert_heat_map_is(driver, board)
+    assert float(dom_cells(driver)[1]["p"]) == 0.0  # (0, 1) is next to a zero
+    driver.refresh()  # the board lives in the address: a reload shows it again
+    wait_solved(driver, 0)
+    assert driver.find_element(By.ID, "board-text").get_attribute("value") == text
+    assert_heat_map_is(driver, board)
+
+
+def test_bad_boards_show_an_error_next_to_the_board(driver, base_url):
+    open_page(driver, base_url)
+    paste(driver, "3x2x1\n1?x\n???\n")
+    error = driver.find_element(By.ID, "error")
+    assert error.is_displayed()
+    assert "Board text" in error.text and "line 2, column 3" in error.text
+    area = driver.find_element(By.ID, "board-text")
+    assert "bad" in area.get_attribute("class")
+    start = driver.execute_script("return arguments[0].selectionStart", area)
+    assert area.get_attribute("value")[start] == "x"
+    paste(driver, "2x2x1\n2?\n??\n")
+    assert "Inconsistent board" in driver.find_element(By.ID, "error").text
+    shown = dom_cells(driver)  # the board is drawn as pasted, without odds
+    assert [c["text"] for c in shown] == ["2", "", "", ""] and all(c["p"] is None for c in shown)
+    assert driver.find_element(By.ID, "board").get_attribute("data-state") == "error"
+    drawn = len(dom_cells(driver))
+    for name, value in (("width", "1000"), ("height", "1000")):
+        box = driver.find_element(By.ID, name)
+        box.clear()
+        box.send_keys(value)
+    driver.find_element(By.ID, "new-board").click()
+    assert "Too large" in driver.find_element(By.ID, "error").text
+    assert len(dom_cells(driver)) == drawn  # the last board stays, nothing huge is drawn
+    paste(driver, "2x2x1\n1?\n??\n")
+    assert not driver.find_element(By.ID, "error").is_displayed()
+    assert_heat_map_is(driver, mscsp.parse_board("2x2x1\n1?\n??\n"))
+
+
+def test_play_a_few_moves_with_odds_and_the_best_players_pick(driver, base_url, screenshots):
+    open_page(driver, base_url)
+    before = solved(driver)
+    driver.find_element(By.ID, "tab-play").click()
+    wait_solved(driver, before)
+    game = mscsp.Game.from_preset("beginner", seed=1, first_click="safe")
+    assert_heat_map_is(driver, game.board())
+
+    before = solved(driver)
+    driver.find_element(By.CSS_SELECTOR, "#board .cell[data-r='4'][data-c='4']").click()
+    wait_solved(driver, before)
+    game.reveal(4, 4)
+    assert_heat_map_is(driver, game.board())
+
+    for _ in range(3):
+        if game.over:
+            break
+        driver.find_element(By.ID, "suggest").click()
+        hint = driver.find_element(By.ID, "hint")
+        WebDriverWait(driver, WAIT).until(lambda d, hint=hint: "would reveal" in hint.text)
+        move = get_player("best").next_moves(game.board(), np.random.default_rng(1))[0]
+        assert f"({move[0]}, {move[1]})" in hint.text
+        hinted = driver.find_element(By.CSS_SELECTOR, "#board .cell.hinted")
+        assert (int(hinted.get_attribute("data-r")), int(hinted.get_attribute("data-c"))) == move
+        if game.over:
+            break
+        driver.save_screenshot(str(screenshots / "play.png"))
+        before = solved(driver)
+        driver.find_element(By.ID, "play-hint").click()
+        game.reveal(*move)
+        if game.over:
+            WebDriverWait(driver, WAIT).until(
+                lambda d: (
+                    d.find_element(By.ID, "play-status").get_attribute("data-state") != "playing"
+                )
+            )
+            break
+        wait_solved(driver, before)
+        assert_heat_map_is(driver, game.board())
+    status = driver.find_element(By.ID, "play-status").get_attribute("data-state")
+    assert status == str(game.state)
+    overlay = driver.find_element(By.ID, "overlay")
+    overlay.click()  # odds off: covered cells back to plain tiles
+    assert not driver.find_elements(By.CSS_SELECTOR, "#board .cell.heat")
+    overlay.click()
