@@ -49,6 +49,24 @@ def test_certain_channel_is_the_subset_rule_on_a_hand_made_board():
     assert all(exact[c] == 0 for c in HAND_SAFE) and all(exact[c] == 1 for c in HAND_MINE)
 
 
+def test_certain_channel_has_the_single_point_rules_and_is_sound_in_real_games():
+    # Each 1 sees one covered cell: both corners are mines, settled without any search.
+    corners = np.array([[-1, 1, 0], [2, 2, 0], [-1, 1, 0]], np.int8)
+    x = data.encode(corners, 2, ["certain"])[0]
+    assert cells_of(x[..., -1]) == {(0, 0), (2, 0)} and not x[..., -2].any()
+    from mscsp.positions import sample_positions
+
+    boards = sample_positions(9, 9, 10, 30, seed=5)
+    x = data.encode(np.stack([b.cells for b in boards]), 10, ["certain"])
+    settled = 0
+    for board, channels_of in zip(boards, x, strict=True):
+        exact = mscsp.solve(board).probabilities
+        assert (exact[channels_of[..., -2] == 1] == 0).all()
+        assert (exact[channels_of[..., -1] == 1] == 1).all()
+        settled += int(channels_of[..., -2:].sum())
+    assert settled > 0
+
+
 def test_certain_channel_does_not_use_the_mine_count():
     # With 3 mines (the flag, (0,2) and one of (3,0)/(3,1)) the solver knows every cell away
     # from the frontier is safe; the reductions do not count mines, so they stay unknown.
