@@ -42,7 +42,7 @@ import numpy as np
 
 from mscsp.errors import InvalidInputError
 
-from .data import GenSpec, csp_move, directory_totals, generate
+from .data import GenSpec, _write_json, csp_move, directory_totals, generate
 
 #: Round ``k`` plays games with seeds from ``seed + k * ROUND_SEED_STRIDE``: no round
 #: replays another's games, the CSP data's (0, 1, ...) or the evaluation's (1,000,000...).
@@ -281,7 +281,7 @@ def run_rounds(
     name = _model_name(cfg.init)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / SETTINGS_FILE).write_text(json.dumps(cfg.settings(), indent=1) + "\n")
+    _write_json(out / SETTINGS_FILE, cfg.settings())
     policy_path = cfg.init
     data_dirs = list(cfg.base)
     rows = []
@@ -323,14 +323,12 @@ def run_rounds(
         )
         train(train_cfg, resume=True, log=log)
         policy_path = str(here / "model" / MODEL_FILE)
-        rows.append(_round_row(cfg, k, policy, workers, log))
+        rows.append(_round_row(cfg, k, policy, log))
     _write_rounds(out, rows)
     return rows
 
 
-def _round_row(
-    cfg: DaggerConfig, k: int, policy: dict[str, Any], workers: int | None, log
-) -> dict[str, Any]:
+def _round_row(cfg: DaggerConfig, k: int, policy: dict[str, Any], log) -> dict[str, Any]:
     """One round's summary: its data, the last validation metrics, and its win rate."""
     here = cfg.round_dir(k)
     totals = directory_totals(here / "data")
