@@ -9,8 +9,8 @@ import click
 
 from ..game import Game
 from .learn import require_ml
+from .learn_options import training_options
 from .options import (
-    FiniteFloat,
     backend_option,
     board_size,
     exit_interrupted,
@@ -91,30 +91,7 @@ from .options import (
     show_default=True,
     help="Extra loss weight of decisive cells (0: every covered cell weighs the same).",
 )
-@click.option(
-    "--steps",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Training steps per round.",
-)
-@click.option(
-    "--batch", type=click.IntRange(min=1), default=64, show_default=True, help="Positions per step."
-)
-@click.option(
-    "--lr",
-    type=FiniteFloat(0.0),
-    default=1e-3,
-    show_default=True,
-    help="Peak learning rate of each round.",
-)
-@click.option(
-    "--eval-every",
-    type=click.IntRange(min=1),
-    default=250,
-    show_default=True,
-    help="Steps between validation and checkpoints.",
-)
+@training_options("Training steps per round.", 1e-3, "Peak learning rate of each round.")
 @click.option(
     "--eval-games",
     type=click.IntRange(min=0),

@@ -8,7 +8,8 @@ import click
 
 from ..game import PRESETS
 from .learn import require_ml
-from .options import FiniteFloat, json_option, reports_errors, seed_option
+from .learn_options import training_options
+from .options import json_option, reports_errors, seed_option
 
 
 @click.command()
@@ -33,22 +34,7 @@ from .options import FiniteFloat, json_option, reports_errors, seed_option
     type=click.Path(file_okay=False),
     help="Sweep directory: one run per config, sweep.md, sweep.json, curves.png.",
 )
-@click.option(
-    "--steps", type=click.IntRange(min=1), default=2000, show_default=True, help="Steps per run."
-)
-@click.option(
-    "--batch", type=click.IntRange(min=1), default=64, show_default=True, help="Positions per step."
-)
-@click.option(
-    "--lr", type=FiniteFloat(0.0), default=3e-3, show_default=True, help="Peak learning rate."
-)
-@click.option(
-    "--eval-every",
-    type=click.IntRange(min=1),
-    default=250,
-    show_default=True,
-    help="Steps between validation and checkpoints.",
-)
+@training_options("Steps per run.", 3e-3, "Peak learning rate.")
 @click.option(
     "--preset",
     "presets",
