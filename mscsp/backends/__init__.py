@@ -15,6 +15,7 @@ from .cpsat import CpSatBackend
 from .dss import DssBackend
 from .ganak import GanakBackend
 from .sat import SatBackend
+from .sdd import SddBackend
 
 #: Every backend by name; the first is the default.
 BACKENDS: dict[str, type[Backend]] = {
@@ -23,6 +24,7 @@ BACKENDS: dict[str, type[Backend]] = {
     "sat": SatBackend,
     "ganak": GanakBackend,
     "cpsat": CpSatBackend,
+    "sdd": SddBackend,
 }
 
 DEFAULT_BACKEND = next(iter(BACKENDS))
