@@ -14,6 +14,7 @@ from .brute import BruteBackend
 from .cpsat import CpSatBackend
 from .dss import DssBackend
 from .ganak import GanakBackend
+from .ilp import IlpBackend
 from .sat import SatBackend
 from .sdd import SddBackend
 
@@ -25,6 +26,7 @@ BACKENDS: dict[str, type[Backend]] = {
     "ganak": GanakBackend,
     "cpsat": CpSatBackend,
     "sdd": SddBackend,
+    "ilp": IlpBackend,
 }
 
 DEFAULT_BACKEND = next(iter(BACKENDS))
