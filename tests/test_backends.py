@@ -90,7 +90,8 @@ def test_lattices_and_bands_match_brute_force(backend_name: str, make, rows, col
                 if component.n_cells <= BRUTE_CELLS:
                     assert backend.count(component) == brute.count(component) == count
                     compared += 1
-                elif backend_name != "brute" and component.n_cells <= 30:
+                elif backend_name not in ("brute", "ganak") and component.n_cells <= 30:
+                    # Ganak's Kronecker count takes minutes on 20-cell lattices.
                     assert backend.count(component) == dss.count(component)
                     compared += 1
     assert compared
