@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInputError
+from .approxmc import ApproxmcBackend
 from .base import Backend
 from .brute import BruteBackend
 from .cpsat import CpSatBackend
@@ -27,6 +28,7 @@ BACKENDS: dict[str, type[Backend]] = {
     "cpsat": CpSatBackend,
     "sdd": SddBackend,
     "ilp": IlpBackend,
+    "approxmc": ApproxmcBackend,
 }
 
 DEFAULT_BACKEND = next(iter(BACKENDS))
