@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .backends import BACKENDS, Backend, get_backend
+from .backends.decision import PositionDecision, decide_position
 from .board import Board, parse_board
 from .constraints import Component, ComponentCount
 from .errors import InvalidInputError, MscspError, SolverLimitError
@@ -89,6 +90,8 @@ class PositionRecord:
     seconds: float
     status: str
     max_abs_diff: float | None
+    calls: int | None = None
+    safe: int | None = None
 
 
 @dataclass
@@ -98,6 +101,7 @@ class BenchResult:
     reference: str
     positions: int
     time_limit: float | None = None
+    mode: str = "count"
     components: list[ComponentRecord] = field(default_factory=list)
     latencies: list[PositionRecord] = field(default_factory=list)
 
@@ -122,6 +126,16 @@ class BenchResult:
                 for r in mine
                 if r.status == "ok" and reference.get(r.position)
             ]
+            decided = [r for r in mine if r.status == "ok" and r.safe is not None]
+            extra = {}
+            if self.mode == "decide":
+                extra = {
+                    "native": BACKENDS[name.partition(":")[0]].decides,
+                    "median_calls": float(np.median([r.calls for r in decided]))
+                    if decided
+                    else None,
+                    "no_safe_cell": sum(r.safe == 0 for r in decided),
+                }
             rows.append(
                 {
                     "backend": name,
@@ -134,6 +148,7 @@ class BenchResult:
                     "max_ms": max(ok) if ok else None,
                     "ratio_to_reference": float(np.median(ratios)) if ratios else None,
                     "max_abs_diff": max(diffs) if diffs else None,
+                    **extra,
                 }
             )
         return rows
@@ -182,6 +197,7 @@ class BenchResult:
             "reference": self.reference,
             "positions": self.positions,
             "time_limit": self.time_limit,
+            "mode": self.mode,
             "summary": self.summary(),
             "by_size": self.by_size(),
             "by_family": self.by_family(),
@@ -326,27 +342,41 @@ def select_backends(spec: str) -> list[str]:
 #: A tiny consistent position, solved once untimed by every backend before the timed runs.
 _WARMUP = "4x2x2\n1?1?\n????\n"
 
-#: One solve's outcome: (status, seconds, probabilities, component records).
-_Outcome = tuple[str, float, "np.ndarray | None", list]
+#: One solve's outcome: (status, seconds, answer, component records); the answer is the
+#: probability array (count mode) or a :class:`PositionDecision` (decide mode).
+_Outcome = tuple[str, float, Any, list]
 
 
-def _solve_position(timed: _TimedBackend, board: Board, repeat: int) -> _Outcome:
+def _solve_position(timed: _TimedBackend, board: Board, repeat: int, decide: bool) -> _Outcome:
     """The fastest of ``repeat`` solves that finished (a limit only if none did)."""
     runs = []
     for _ in range(repeat):
         timed.records.clear()
         start = time.perf_counter()
         try:
-            probabilities = solve(board, backend=timed).probabilities
+            if decide:
+                answer = decide_position(board, timed.inner)
+            else:
+                answer = solve(board, backend=timed).probabilities
             status = "ok"
         except SolverLimitError:
-            probabilities, status = None, "limit"
+            answer, status = None, "limit"
         seconds = time.perf_counter() - start
-        runs.append((status != "ok", seconds, probabilities, status, list(timed.records)))
+        runs.append((status != "ok", seconds, answer, status, list(timed.records)))
         if status != "ok":
             break
-    _, seconds, probabilities, status, records = min(runs, key=lambda run: run[:2])
-    return status, seconds, probabilities, records
+    _, seconds, answer, status, records = min(runs, key=lambda run: run[:2])
+    return status, seconds, answer, records
+
+
+def _difference(answer: Any, expected: Any) -> float | None:
+    """Largest probability difference, or 0/1 for equal/different certain-cell sets."""
+    if answer is None or expected is None:
+        return None
+    if isinstance(answer, PositionDecision):
+        same = (answer.safe, answer.mines) == (expected.safe, expected.mines)
+        return 0.0 if same else 1.0
+    return float(np.nanmax(np.abs(answer - expected), initial=0.0))
 
 
 def _timed(spec: str, time_limit: float | None, max_solutions: int | None) -> _TimedBackend:
@@ -357,13 +387,15 @@ def _timed(spec: str, time_limit: float | None, max_solutions: int | None) -> _T
     return timed
 
 
-def _serve(conn: Any, spec: str, limits: tuple, boards: list[Board], repeat: int) -> None:
+def _serve(
+    conn: Any, spec: str, limits: tuple, boards: list[Board], repeat: int, decide: bool
+) -> None:
     """Worker process: solves the positions it is sent, one at a time, until ``None``."""
     timed = _timed(spec, *limits)
     conn.send("ready")
     while (index := conn.recv()) is not None:
         try:
-            outcome = _solve_position(timed, boards[index], repeat)
+            outcome = _solve_position(timed, boards[index], repeat, decide)
             conn.send(("done", outcome))
         except MscspError as exc:
             conn.send(("error", (type(exc), str(exc))))
@@ -376,8 +408,10 @@ class _Isolated:
     compiler) may not return for a long time: killing its process is the only sure stop.
     """
 
-    def __init__(self, spec: str, limits: tuple, boards: list[Board], repeat: int, grace: float):
-        self.args = (spec, limits, boards, repeat)
+    def __init__(
+        self, spec: str, limits: tuple, boards: list[Board], repeat: int, decide: bool, grace: float
+    ):
+        self.args = (spec, limits, boards, repeat, decide)
         self.wait = None if limits[0] is None else limits[0] * repeat + grace
         self.process: Any = None
 
@@ -427,6 +461,7 @@ def run_benchmark(
     progress: Callable[[int], None] | None = None,
     isolate: bool = True,
     grace: float = 1.0,
+    decide: bool = False,
 ) -> BenchResult:
     """Solves every board with every backend (the reference first) and records timings.
 
@@ -445,6 +480,9 @@ def run_benchmark(
             a blow-up becomes a recorded ``timeout``, never a hang. Without it, solves run
             in this process and only the backends' own limits apply.
         grace: Seconds allowed past the limit before the worker is killed.
+        decide: Time :func:`~mscsp.backends.decision.decide_position` (certain cells only,
+            without counting where the backend can) instead of :func:`mscsp.solve`; the
+            "difference" is then 0 when the certain cells equal the reference's, else 1.
 
     Raises:
         BackendUnavailableError: A named backend's package is missing.
@@ -458,12 +496,17 @@ def run_benchmark(
     names = list(dict.fromkeys([reference, *backends]))
     for name in names:  # fail fast on a missing package or a bad option, before any run
         get_backend(name, time_limit=time_limit, max_solutions=max_solutions)
-    result = BenchResult(reference=reference, positions=len(entries), time_limit=time_limit)
-    expected: list[np.ndarray | None] = []
+    result = BenchResult(
+        reference=reference,
+        positions=len(entries),
+        time_limit=time_limit,
+        mode="decide" if decide else "count",
+    )
+    expected: list[Any] = []
     limits = (time_limit, max_solutions)
     plain = [entry.board for entry in entries]
     for name in names:
-        runner = _Isolated(name, limits, plain, repeat, grace) if isolate else None
+        runner = _Isolated(name, limits, plain, repeat, decide, grace) if isolate else None
         timed = None if isolate else _timed(name, *limits)
         try:
             for index, entry in enumerate(entries):
@@ -471,21 +514,30 @@ def run_benchmark(
                     if runner is not None:
                         outcome = runner.solve(index)
                     else:
-                        outcome = _solve_position(timed, entry.board, repeat)
+                        outcome = _solve_position(timed, entry.board, repeat, decide)
                 except MscspError as exc:
                     raise type(exc)(f"{entry.where}: {exc}") from None
                 if outcome is None:
-                    status, seconds, probabilities = "timeout", float(time_limit or 0), None
+                    status, seconds, answer = "timeout", float(time_limit or 0), None
                     records = [(c, None, None, "timeout") for c in _components(entry.board)]
                 else:
-                    status, seconds, probabilities, records = outcome
+                    status, seconds, answer, records = outcome
                 if name == reference:
-                    expected.append(probabilities)
-                diff = None
-                if probabilities is not None and expected[index] is not None:
-                    diff = float(np.nanmax(np.abs(probabilities - expected[index]), initial=0.0))
+                    expected.append(answer)
+                calls = safe = None
+                if isinstance(answer, PositionDecision):
+                    calls, safe = answer.calls, len(answer.safe)
                 result.latencies.append(
-                    PositionRecord(name, index, entry.family, seconds, status, diff)
+                    PositionRecord(
+                        name,
+                        index,
+                        entry.family,
+                        seconds,
+                        status,
+                        _difference(answer, expected[index]),
+                        calls,
+                        safe,
+                    )
                 )
                 result.components.extend(_component_rows(name, index, records))
                 if progress is not None:

@@ -25,6 +25,14 @@ LEGEND = (
     ("max |dp|", "largest probability difference from the reference (0 when exact)"),
 )
 
+#: Columns added by --decide.
+DECIDE_LEGEND = (
+    ("search", "yes: certain cells found by solver calls; no: read off exact counts"),
+    ("calls", "median solver calls per position (search backends)"),
+    ("no safe cell", "positions with no certainly safe cell: a player must count to guess"),
+    ("max |dp|", "1 if some position's certain cells differ from the reference's, else 0"),
+)
+
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
@@ -108,6 +116,12 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     help="Solve each position this many times and keep the fastest run.",
 )
 @click.option(
+    "--decide",
+    is_flag=True,
+    help="Time finding the certain cells only (safe / mine), by solver search on backends "
+    "that can, instead of exact probabilities.",
+)
+@click.option(
     "--in-process",
     is_flag=True,
     help="Solve in this process (faster start; only the backends' own limits apply, so a "
@@ -130,6 +144,7 @@ def bench(
     time_limit: float,
     max_solutions: int | None,
     repeat: int,
+    decide: bool,
     in_process: bool,
     out: str | None,
     as_json: bool,
@@ -169,6 +184,7 @@ def bench(
             repeat=repeat,
             progress=bar.update,
             isolate=not in_process,
+            decide=decide,
         )
     if out:
         written = write_outputs(result, out)
@@ -185,38 +201,39 @@ def bench(
 def _echo_report(result: Any) -> None:
     summary = result.summary()
     limit = f"{result.time_limit:g} s" if result.time_limit else "none"
+    decide = result.mode == "decide"
+    header = ["backend", "exact", "solved", "limits", "timeouts", "median", "p95", "max"]
+    header += ["x ref", "max |dp|"] + (["search", "calls", "no safe cell"] if decide else [])
+    rows = []
+    for r in summary:
+        row = [
+            r["backend"],
+            "yes" if r["exact"] else "no",
+            r["solved"],
+            r["limits"],
+            r["timeouts"],
+            _ms(r["median_ms"]),
+            _ms(r["p95_ms"]),
+            _ms(r["max_ms"]),
+            "-" if r["ratio_to_reference"] is None else f"{r['ratio_to_reference']:.2f}",
+            "-" if r["max_abs_diff"] is None else f"{r['max_abs_diff']:.3g}",
+        ]
+        if decide:
+            calls = r["median_calls"]
+            row += ["yes" if r["native"] else "no", "-" if calls is None else f"{calls:g}"]
+            row += [r["no_safe_cell"]]
+        rows.append(tuple(row))
+    what = "certain cells only" if decide else "exact probabilities"
     echo_table(
-        f"{result.positions} positions; reference {result.reference}; time limit {limit}",
-        (
-            "backend",
-            "exact",
-            "solved",
-            "limits",
-            "timeouts",
-            "median",
-            "p95",
-            "max",
-            "x ref",
-            "max |dp|",
-        ),
-        [
-            (
-                r["backend"],
-                "yes" if r["exact"] else "no",
-                r["solved"],
-                r["limits"],
-                r["timeouts"],
-                _ms(r["median_ms"]),
-                _ms(r["p95_ms"]),
-                _ms(r["max_ms"]),
-                "-" if r["ratio_to_reference"] is None else f"{r['ratio_to_reference']:.2f}",
-                "-" if r["max_abs_diff"] is None else f"{r['max_abs_diff']:.3g}",
-            )
-            for r in summary
-        ],
+        f"{result.positions} positions, {what}; reference {result.reference}; time limit {limit}",
+        tuple(header),
+        rows,
     )
     click.echo("")
-    for column, meaning in LEGEND:
+    legend = dict(LEGEND)
+    if decide:
+        legend.update(DECIDE_LEGEND)
+    for column, meaning in legend.items():
         click.echo(f"  {column}: {meaning}")
     backends = [r["backend"] for r in summary]
     families = result.by_family()
@@ -244,5 +261,8 @@ def _echo_report(result: Any) -> None:
         echo_table(
             "median count time per component (ms) by component size",
             ("cells", "components", *backends),
-            [(row["cells"], row["components"], *(_ms(row[b]) for b in backends)) for row in sizes],
+            [
+                (row["cells"], row["components"], *(_ms(row.get(b)) for b in backends))
+                for row in sizes
+            ],
         )

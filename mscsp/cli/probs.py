@@ -64,6 +64,7 @@ def probs(
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
     solution = solve(board, backend=backend, time_limit=time_limit or None)
+    approximate = not all(count.exact for _, count in solution.components)
     if as_json:
         grid = np.where(np.isnan(solution.probabilities), None, solution.probabilities)
         out = {
@@ -71,6 +72,7 @@ def probs(
             "cols": board.cols,
             "mines": board.mines,
             "backend": backend,
+            "approximate": approximate,
             "probabilities": grid.tolist(),
             "safe": [list(c) for c in solution.safe],
             "mines_certain": [list(c) for c in solution.mines],
@@ -80,6 +82,8 @@ def probs(
             out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
         click.echo(json.dumps(out))
         return
+    if approximate:
+        click.echo(f"APPROXIMATE probabilities (backend {backend}): not exact counts")
     click.echo(probability_map(solution))
     click.echo()
     click.echo(f"safe cells ({len(solution.safe)}): " + _cells(solution.safe))
