@@ -276,3 +276,19 @@ def test_isolated_and_in_process_agree(corpus_file: Path) -> None:
         [(c.backend, c.position, c.cells, c.width, c.solutions) for c in r.components] for r in runs
     ]
     assert keys[0] == keys[1]
+
+
+def test_decide_mode_reports_calls_and_agreement(corpus_file: Path) -> None:
+    args = ["bench", "--corpus", str(corpus_file), "--backend", "sat,cpsat", "--decide"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["mode"] == "decide"
+    rows = {r["backend"]: r for r in out["summary"]}
+    assert rows["dss"]["native"] is False and rows["dss"]["median_calls"] == 0
+    for name in ("sat", "cpsat"):
+        assert rows[name]["native"] and rows[name]["median_calls"] >= 1
+        assert rows[name]["max_abs_diff"] == 0.0 and rows[name]["solved"] == 4
+        assert rows[name]["no_safe_cell"] == rows["dss"]["no_safe_cell"]
+    text = CliRunner().invoke(main, args).output
+    assert "no safe cell: positions with no certainly safe cell" in text
