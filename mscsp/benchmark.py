@@ -21,6 +21,7 @@ import numpy as np
 
 from .backends import BACKENDS, Backend, get_backend
 from .backends.decision import PositionDecision, decide_position
+from .backends.order import open_constraints
 from .board import Board, parse_board
 from .constraints import Component, ComponentCount
 from .errors import InvalidInputError, MscspError, SolverLimitError
@@ -61,7 +62,8 @@ class ComponentRecord:
     """One backend counting one component.
 
     ``width`` is the number of constraints open at once along a breadth-first order of the
-    component's groups (:func:`open_constraints`): the width the ``dss`` DAG pays for.
+    component's groups (:func:`~mscsp.backends.order.open_constraints`): the width the
+    ``dss`` DAG pays for.
     """
 
     backend: str
@@ -227,34 +229,6 @@ class _TimedBackend(Backend):
 
 def _is_exact(spec: str) -> bool:
     return BACKENDS[spec.partition(":")[0]].exact
-
-
-def open_constraints(component: Component) -> int:
-    """Most constraints open at once along a breadth-first order of the groups.
-
-    The order starts from a pseudo-peripheral group (the last one reached from group 0); a
-    constraint is open from its first group to its last. This is the width of the state a
-    left-to-right counter such as ``dss`` carries (a path-width bound), which is what makes
-    a component hard for it, whatever its number of cells.
-    """
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(range(component.n_groups))
-    for groups, _ in component.constraints:
-        graph.add_edges_from(zip(groups, groups[1:], strict=False))
-    start = list(nx.bfs_tree(graph, 0))[-1] if component.n_groups else 0
-    place = {g: i for i, g in enumerate(nx.bfs_tree(graph, start))}
-    opened = [0] * (component.n_groups + 1)
-    for groups, _ in component.constraints:
-        spots = [place[g] for g in groups]
-        opened[min(spots)] += 1
-        opened[max(spots)] -= 1
-    width = running = 0
-    for delta in opened:
-        running += delta
-        width = max(width, running)
-    return width
 
 
 def _component_rows(

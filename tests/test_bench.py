@@ -17,11 +17,11 @@ from mscsp import solve
 from mscsp.backends import BACKENDS
 from mscsp.backends.dss import DssBackend
 from mscsp.backends.ganak import GanakBackend
+from mscsp.backends.order import open_constraints
 from mscsp.backends.sat import SatBackend
 from mscsp.benchmark import (
     load_corpus,
     load_entries,
-    open_constraints,
     run_benchmark,
     select_backends,
 )

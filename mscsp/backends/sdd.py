@@ -31,28 +31,10 @@ from typing import Any
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
 from .base import Backend
+from .order import sweep_order
 
 #: Vtree shapes the ``vtree`` option accepts.
 VTREES = ("right", "balanced", "left", "vertical")
-
-
-def sweep_order(component: Component) -> list[int]:
-    """Groups in breadth-first order from a pseudo-peripheral group (few constraints open)."""
-    n = component.n_groups
-    nbrs: list[set[int]] = [set() for _ in range(n)]
-    for groups, _ in component.constraints:
-        for g in groups:
-            nbrs[g].update(groups)
-
-    def bfs(start: int) -> list[int]:
-        order, seen = [start], {start}
-        for g in order:
-            for h in sorted(nbrs[g] - seen):
-                seen.add(h)
-                order.append(h)
-        return order
-
-    return bfs(bfs(0)[-1])
 
 
 def _exactly(manager: Any, lits: list[Any], bound: int) -> Any:
