@@ -11,6 +11,9 @@ Solutions are weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from typing import Any
 
 from ..constraints import Component, ComponentCount
@@ -154,11 +157,29 @@ class SatBackend(Backend):
                     if value > n:
                         return None
                     assumptions += at_least(value) if value > 0 else []
-            if not solver.solve(assumptions=assumptions):
+            if not self._solve_in_time(solver, assumptions, deadline):
                 return None
             return _mines(order, solver.get_model())
 
         return find
+
+    def _solve_in_time(self, solver: Any, assumptions: list[int], deadline: float | None) -> bool:
+        """``solve`` under assumptions, interrupted at the deadline (one call can be long)."""
+        if deadline is None:
+            return solver.solve(assumptions=assumptions)
+        timer = threading.Timer(max(deadline - time.perf_counter(), 0.0), solver.interrupt)
+        timer.start()
+        try:
+            found = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        except NotImplementedError:  # CaDiCaL: not interruptible, checked between calls only
+            return solver.solve(assumptions=assumptions)
+        finally:
+            timer.cancel()
+        with contextlib.suppress(NotImplementedError):
+            solver.clear_interrupt()
+        if found is None:
+            self._check_deadline(float("-inf"))
+        return found
 
 
 def _mines(order: list[list[int]], model: list[int]) -> list[int]:
