@@ -608,7 +608,8 @@ def plot_components(result: BenchResult, path: Path, x: str = "cells") -> Path:
     ax.set_ylabel("count time per component (ms)")
     title = f"Backend latency over {result.positions} positions"
     ax.set_title(title + ("; x: limit or timeout" if ceiling else ""))
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
