@@ -25,6 +25,7 @@ from mscsp.benchmark import (
     run_benchmark,
     select_backends,
 )
+from mscsp.board import parse_board
 from mscsp.brute import brute_force
 from mscsp.cli import main
 from mscsp.constraints import Component, ComponentCount
@@ -94,7 +95,7 @@ def test_bench_preset_writes_records_and_plot(tmp_path: Path) -> None:
     for name in ("components.csv", "positions.csv", "summary.json", "latency.png", "width.png"):
         assert (tmp_path / name).stat().st_size > 0
     positions = (tmp_path / "positions.csv").read_text().splitlines()
-    assert positions[0] == "backend,position,family,seconds,status,max_abs_diff"
+    assert positions[0] == "backend,position,family,seconds,status,max_abs_diff,calls,safe"
     assert len(positions) == 1 + 2 * 3
 
 
@@ -256,10 +257,10 @@ def test_blow_up_is_a_recorded_timeout() -> None:
     # Ganak cannot be interrupted inside a count: only killing its worker stops it.
     if not GanakBackend.supported():
         pytest.skip("pyganak not installed")
-    boards = [lattice(6, 7, 0.4, 0), lattice(16, 16, 0.4, 0)]
+    boards = [parse_board("3x1x1\n1?1\n"), lattice(16, 16, 0.4, 0)]
     result = run_benchmark(boards, ["ganak"], time_limit=0.5, grace=0.2)
     statuses = [r.status for r in result.latencies if r.backend == "ganak"]
-    assert statuses[1] == "timeout"
+    assert statuses == ["ok", "timeout"]
     timed_out = [c for c in result.components if c.backend == "ganak" and c.position == 1]
     assert timed_out and all(c.status == "timeout" and c.seconds is None for c in timed_out)
     assert result.summary()[1]["timeouts"] == 1
