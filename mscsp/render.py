@@ -112,8 +112,9 @@ def solution_json(solution: Solution, backend: str, exact: bool = False) -> dict
         exact: Also give ``exact``: ``"row,col"`` to the exact fraction as a string.
 
     Returns:
-        ``rows``, ``cols``, ``mines``, ``backend``, ``approximate``, ``probabilities`` (``None`` on revealed
-        cells, 1.0 on flags), ``safe``, ``mines_certain``, ``best_move`` and maybe ``exact``.
+        ``rows``, ``cols``, ``mines``, ``backend``, ``approximate``, ``probabilities``
+        (``None`` on revealed cells, 1.0 on flags), ``safe``, ``mines_certain``, ``best_move``
+        and maybe ``exact``.
     """
     board = solution.board
     shown = shown_probabilities(solution)
