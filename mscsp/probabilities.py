@@ -145,6 +145,11 @@ class Solution:
     components: list[tuple[Component, ComponentCount]] = field(default_factory=list)
     weight: int = 0
 
+    @property
+    def approximate(self) -> bool:
+        """True when an approximate backend counted some component (nothing is then exact)."""
+        return not all(count.exact for _, count in self.components)
+
     @cached_property
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""

@@ -112,8 +112,9 @@ def solution_json(solution: Solution, backend: str, exact: bool = False) -> dict
         exact: Also give ``exact``: ``"row,col"`` to the exact fraction as a string.
 
     Returns:
-        ``rows``, ``cols``, ``mines``, ``backend``, ``probabilities`` (``None`` on revealed
-        cells, 1.0 on flags), ``safe``, ``mines_certain``, ``best_move`` and maybe ``exact``.
+        ``rows``, ``cols``, ``mines``, ``backend``, ``approximate``, ``probabilities``
+        (``None`` on revealed cells, 1.0 on flags), ``safe``, ``mines_certain``, ``best_move``
+        and maybe ``exact``.
     """
     board = solution.board
     shown = shown_probabilities(solution)
@@ -123,6 +124,7 @@ def solution_json(solution: Solution, backend: str, exact: bool = False) -> dict
         "cols": board.cols,
         "mines": board.mines,
         "backend": backend,
+        "approximate": solution.approximate,
         "probabilities": grid.tolist(),
         "safe": [list(c) for c in solution.safe],
         "mines_certain": [list(c) for c in solution.mines],

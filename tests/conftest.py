@@ -18,9 +18,12 @@ from mscsp.board import FLAG
 from mscsp.positions import sample_positions
 
 
-@pytest.fixture(scope="session", params=list(BACKENDS))
+@pytest.fixture(scope="session", params=[n for n, cls in BACKENDS.items() if cls.exact])
 def backend_name(request: pytest.FixtureRequest) -> str:
-    """Each registered backend by name; skipped where its optional package is missing."""
+    """Each registered exact backend by name; skipped where its optional package is missing.
+
+    Approximate backends have their own tests (``tests/test_approx.py``).
+    """
     cls = BACKENDS[request.param]
     if not cls.supported():
         pytest.skip(f"backend {request.param!r} needs pip install 'mscsp[{cls.extra}]'")

@@ -12,12 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.hard import band, lattice
 from mscsp import Game, solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.brute import BruteBackend
 from mscsp.backends.cpsat import CpSatBackend
 from mscsp.backends.ganak import GanakBackend
+from mscsp.backends.ilp import IlpBackend
 from mscsp.backends.sat import SatBackend
+from mscsp.backends.sdd import VTREES, SddBackend
 from mscsp.brute import brute_force
 from mscsp.constraints import Component
 from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
@@ -74,11 +77,34 @@ def test_backends_agree_on_expert_positions(backend_name: str, expert_positions)
     assert compared >= 10
 
 
+@pytest.mark.parametrize(
+    "make, rows, cols",
+    [(lattice, 4, 4), (lattice, 4, 6), (lattice, 5, 5), (band, 5, 5), (band, 5, 6)],
+)
+def test_lattices_and_bands_match_brute_force(backend_name: str, make, rows, cols) -> None:
+    # Wide components from the hard generators: brute force where it is small enough,
+    # otherwise dss (itself checked against the brute force above).
+    backend, brute, dss = get_backend(backend_name), BruteBackend(), get_backend("dss")
+    compared = 0
+    for seed in range(4):
+        for density in (0.2, 0.5):
+            board = make(rows, cols, density, seed)
+            for component, count in solve(board).components:
+                if component.n_cells <= BRUTE_CELLS:
+                    assert backend.count(component) == brute.count(component) == count
+                    compared += 1
+                elif backend_name not in ("brute", "ganak") and component.n_cells <= 30:
+                    # Ganak's Kronecker count takes minutes on 20-cell lattices.
+                    assert backend.count(component) == dss.count(component)
+                    compared += 1
+    assert compared
+
+
 def test_wide_component(backend_name: str) -> None:
     assert get_backend(backend_name).count(WIDE) == get_backend("dss").count(WIDE)
 
 
-@pytest.mark.parametrize("cls", [SatBackend, CpSatBackend])
+@pytest.mark.parametrize("cls", [SatBackend, CpSatBackend, IlpBackend])
 def test_solution_cap(cls) -> None:
     if not cls.supported():
         pytest.skip(f"{cls.name} not installed")
@@ -117,7 +143,17 @@ def test_unknown_names() -> None:
                 get_backend(f"{cls.name}:anything")
 
 
-@pytest.mark.parametrize("cls", [SatBackend, GanakBackend, CpSatBackend])
+def test_sdd_vtrees_agree() -> None:
+    if not SddBackend.supported():
+        pytest.skip("pysdd not installed")
+    expected = get_backend("dss").count(WIDE)
+    for vtree in VTREES:
+        assert get_backend(f"sdd:{vtree}").count(WIDE) == expected
+    with pytest.raises(InvalidInputError, match="balanced"):
+        get_backend("sdd:nope")
+
+
+@pytest.mark.parametrize("cls", [SatBackend, GanakBackend, CpSatBackend, SddBackend, IlpBackend])
 def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "supported", classmethod(lambda c: False))
     with pytest.raises(BackendUnavailableError, match=rf"mscsp\[{cls.extra}\]"):
@@ -126,7 +162,7 @@ def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_registry_lists_every_backend() -> None:
     assert list(BACKENDS)[0] == "dss"
-    assert {"dss", "brute", "sat", "ganak", "cpsat"} <= set(BACKENDS)
+    assert {"dss", "brute", "sat", "ganak", "cpsat", "sdd", "ilp"} <= set(BACKENDS)
     for name, cls in BACKENDS.items():
         assert cls.name == name and cls.description
 
@@ -148,6 +184,7 @@ def test_import_stays_light() -> None:
     code = (
         "import sys, mscsp, mscsp.backends, mscsp.cli; "
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
-        "('pysat', 'pyganak', 'ortools', 'matplotlib')]; print(heavy); assert not heavy"
+        "('pysat', 'pyganak', 'ortools', 'matplotlib', 'pysdd', 'pyscipopt', 'pyapproxmc', "
+        "'rich')]; print(heavy); assert not heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,11 +12,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bench.hard import band, lattice, toollib
 from mscsp import solve
 from mscsp.backends import BACKENDS
 from mscsp.backends.dss import DssBackend
+from mscsp.backends.ganak import GanakBackend
+from mscsp.backends.order import open_constraints
 from mscsp.backends.sat import SatBackend
-from mscsp.benchmark import load_corpus, run_benchmark, select_backends
+from mscsp.benchmark import (
+    load_corpus,
+    load_entries,
+    run_benchmark,
+    select_backends,
+)
+from mscsp.board import parse_board
+from mscsp.brute import brute_force
 from mscsp.cli import main
 from mscsp.constraints import Component, ComponentCount
 from mscsp.errors import InvalidInputError, SolverLimitError
@@ -39,6 +49,9 @@ def test_backends_json_lists_registry() -> None:
     rows = json.loads(result.output)
     assert [r["name"] for r in rows][:2] == ["dss", "brute"]
     assert rows[0]["default"] and rows[0]["available"] and rows[0]["exact"]
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["dss"]["counts"] == "exact" and by_name["dss"]["decides"] == "from counts"
+    assert by_name["sat"]["decides"] == "search"
 
 
 def test_backends_names_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,10 +92,10 @@ def test_bench_preset_writes_records_and_plot(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "max |dp|" in result.output and "brute" in result.output
-    for name in ("components.csv", "positions.csv", "summary.json", "latency.png"):
+    for name in ("components.csv", "positions.csv", "summary.json", "latency.png", "width.png"):
         assert (tmp_path / name).stat().st_size > 0
     positions = (tmp_path / "positions.csv").read_text().splitlines()
-    assert positions[0] == "backend,position,seconds,status,max_abs_diff"
+    assert positions[0] == "backend,position,family,seconds,status,max_abs_diff,calls,safe"
     assert len(positions) == 1 + 2 * 3
 
 
@@ -137,7 +150,7 @@ def test_repeat_keeps_a_finished_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setitem(BACKENDS, "flaky", Flaky)
     board = next(b for b in load_corpus() if len(solve(b).components) == 1)
-    result = run_benchmark([board], ["flaky"], repeat=2)
+    result = run_benchmark([board], ["flaky"], repeat=2, isolate=False)
     (row,) = [r for r in result.summary() if r["backend"] == "flaky"]
     assert Flaky.calls == 3
     assert (row["solved"], row["limits"], row["max_abs_diff"]) == (1, 0, 0.0)
@@ -163,3 +176,120 @@ def test_builtin_corpus_is_reproducible(tmp_path: Path) -> None:
     shipped = resources.files("mscsp.data").joinpath("bench_corpus.jsonl").read_text()
     assert out.read_text() == shipped
     assert len(load_corpus()) == len(shipped.splitlines())
+
+
+def test_hard_corpus_is_reproducible(tmp_path: Path) -> None:
+    out = tmp_path / "hard.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "make_hard.py"), str(out)],
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_text() == (ROOT / "bench" / "hard.jsonl").read_text()
+    entries = load_entries(out)
+    families = {e.family for e in entries}
+    assert {"lattice", "band", "toollib", "strip", "dense", "large"} <= families
+    assert all(e.name and e.line for e in entries)
+
+
+def test_hard_generators_are_consistent() -> None:
+    # Numbers come from a real layout: the brute force finds that layout among its solutions.
+    for make in (lattice, band):
+        for seed in range(3):
+            board = make(4, 5, 0.4, seed)
+            exact = brute_force(board)
+            assert exact and all(0 <= p <= 1 for p in exact.values())
+    assert toollib(seed=1).shape == (21, 10)
+
+
+def test_width_grows_with_the_lattice() -> None:
+    def widest(board) -> int:
+        return max(open_constraints(c) for c, _ in solve(board).components)
+
+    small, large = widest(lattice(8, 8, 0.3, 2)), widest(lattice(14, 14, 0.3, 2))
+    assert 1 <= small < large
+    assert widest(band(5, 30, 0.5, 0)) < large
+
+
+def test_empty_corpus_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(empty)])
+    assert result.exit_code == 2 and "holds no positions" in result.output
+
+
+def test_failing_position_names_its_corpus_line(tmp_path: Path) -> None:
+    corpus = tmp_path / "bad.jsonl"
+    good = json.dumps({"board": "3x1x1\n1?1\n"})
+    impossible = json.dumps({"board": "4x1x1\n1??1\n", "name": "two ones, one mine"})
+    corpus.write_text(f"{good}\n\n{impossible}\n")
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(corpus), "--backend", "sat"])
+    assert result.exit_code == 3
+    assert "corpus line 3 (two ones, one mine)" in result.output
+    malformed = tmp_path / "malformed.jsonl"
+    bad_row = json.dumps({"board": "3x1x1\n1?x\n"})
+    malformed.write_text(f"{good}\n{bad_row}\n")
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(malformed)])
+    assert result.exit_code == 2 and "corpus line 2" in result.output
+
+
+def test_families_widths_and_legend(tmp_path: Path) -> None:
+    corpus = tmp_path / "fam.jsonl"
+    lines = [
+        {"board": lattice(6, 6, 0.3, 1).to_text(), "family": "lattice", "name": "l"},
+        {"board": band(5, 9, 0.5, 1).to_text(), "family": "band", "name": "b"},
+    ]
+    corpus.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    result = CliRunner().invoke(main, ["bench", "--corpus", str(corpus), "--backend", "sat"])
+    assert result.exit_code == 0, result.output
+    assert "x ref: median over positions both solved" in result.output
+    assert "per family" in result.output and "lattice" in result.output
+    out = json.loads(
+        CliRunner()
+        .invoke(main, ["bench", "--corpus", str(corpus), "--backend", "sat", "--json"])
+        .output
+    )
+    assert [row["family"] for row in out["by_family"]] == ["lattice", "band"]
+    assert out["by_family"][0]["sat"]["failed"] == 0
+
+
+def test_blow_up_is_a_recorded_timeout() -> None:
+    # Ganak cannot be interrupted inside a count: only killing its worker stops it.
+    if not GanakBackend.supported():
+        pytest.skip("pyganak not installed")
+    boards = [parse_board("3x1x1\n1?1\n"), lattice(16, 16, 0.4, 0)]
+    result = run_benchmark(boards, ["ganak"], time_limit=0.5, grace=0.2)
+    statuses = [r.status for r in result.latencies if r.backend == "ganak"]
+    assert statuses == ["ok", "timeout"]
+    timed_out = [c for c in result.components if c.backend == "ganak" and c.position == 1]
+    assert timed_out and all(c.status == "timeout" and c.seconds is None for c in timed_out)
+    assert result.summary()[1]["timeouts"] == 1
+
+
+def test_isolated_and_in_process_agree(corpus_file: Path) -> None:
+    entries = load_entries(corpus_file)
+    runs = [
+        run_benchmark(entries, ["sat"], time_limit=30, isolate=isolate) for isolate in (True, False)
+    ]
+    for result in runs:
+        assert all(r.status == "ok" and r.max_abs_diff == 0.0 for r in result.latencies)
+    keys = [
+        [(c.backend, c.position, c.cells, c.width, c.solutions) for c in r.components] for r in runs
+    ]
+    assert keys[0] == keys[1]
+
+
+def test_decide_mode_reports_calls_and_agreement(corpus_file: Path) -> None:
+    args = ["bench", "--corpus", str(corpus_file), "--backend", "sat,cpsat", "--decide"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["mode"] == "decide"
+    rows = {r["backend"]: r for r in out["summary"]}
+    assert rows["dss"]["native"] is False and rows["dss"]["median_calls"] == 0
+    for name in ("sat", "cpsat"):
+        assert rows[name]["native"] and rows[name]["median_calls"] >= 1
+        assert rows[name]["max_abs_diff"] == 0.0 and rows[name]["solved"] == 4
+        assert rows[name]["no_safe_cell"] == rows["dss"]["no_safe_cell"]
+    text = CliRunner().invoke(main, args).output
+    assert "no safe cell: positions with no certainly safe cell" in text

@@ -9,12 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInputError
+from .approxmc import ApproxmcBackend
 from .base import Backend
 from .brute import BruteBackend
 from .cpsat import CpSatBackend
 from .dss import DssBackend
 from .ganak import GanakBackend
+from .ilp import IlpBackend
 from .sat import SatBackend
+from .sdd import SddBackend
 
 #: Every backend by name; the first is the default.
 BACKENDS: dict[str, type[Backend]] = {
@@ -23,6 +26,9 @@ BACKENDS: dict[str, type[Backend]] = {
     "sat": SatBackend,
     "ganak": GanakBackend,
     "cpsat": CpSatBackend,
+    "sdd": SddBackend,
+    "ilp": IlpBackend,
+    "approxmc": ApproxmcBackend,
 }
 
 DEFAULT_BACKEND = next(iter(BACKENDS))

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from ..constraints import Component, ComponentCount
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from .decision import Decision, Finder, decide_by_search, decide_from_counts
 
 
 class Backend(ABC):
@@ -34,6 +35,8 @@ class Backend(ABC):
     requires: ClassVar[tuple[str, ...]] = ()
     #: PyPI distribution whose version :meth:`version` reports (``None``: mscsp itself).
     distribution: ClassVar[str | None] = None
+    #: Whether :meth:`decide` finds the certain cells with solver calls, without counting.
+    decides: ClassVar[bool] = False
     #: Names of the keyword options the backend takes.
     options_allowed: ClassVar[tuple[str, ...]] = ()
 
@@ -82,6 +85,25 @@ class Backend(ABC):
         Raises:
             SolverLimitError: The time limit or solution cap was hit (exact backends).
         """
+
+    def decide(self, component: Component, lo: int = 0, hi: int | None = None) -> Decision:
+        """Certain groups of the component when its mine total is within ``lo..hi``.
+
+        Backends with :attr:`decides` search for solutions (:meth:`_finder`); the others
+        count and read the answer off the counts.
+
+        Raises:
+            InconsistentBoardError: No solution has a total within ``lo..hi``.
+            SolverLimitError: The time limit was hit.
+        """
+        if not self.decides:
+            top = component.n_cells if hi is None else hi
+            return decide_from_counts(component, self.count(component), range(lo, top + 1))
+        return decide_by_search(component, self._finder(component, lo, hi))
+
+    def _finder(self, component: Component, lo: int, hi: int | None) -> Finder:
+        """A solution finder over the component (backends with :attr:`decides`)."""
+        raise NotImplementedError(f"backend {self.name!r} does not search for solutions")
 
     def _deadline(self) -> float | None:
         return None if self.time_limit is None else time.perf_counter() + self.time_limit

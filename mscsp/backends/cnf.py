@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..constraints import Component
 
 #: Most clauses the direct (auxiliary-free) encoding may use before a CardEnc one is used.
 DIRECT_LIMIT = 128
@@ -34,3 +38,22 @@ def exactly(
         lits, bound=bound, top_id=top, encoding=EncType.seqcounter if encoding is None else encoding
     )
     return cnf.clauses, max(top, cnf.nv)
+
+
+def cell_cnf(component: Component) -> tuple[list[list[int]], int, list[int]]:
+    """Cell-level CNF of a component: variable ``first[g] + j`` is cell ``j`` of group ``g``.
+
+    Returns:
+        The clauses, the top variable id (cells are ``1..n_cells``; ids above are
+        auxiliary), and ``first``.
+    """
+    first = [1]
+    for s in component.sizes[:-1]:
+        first.append(first[-1] + s)
+    clauses: list[list[int]] = []
+    top = component.n_cells
+    for groups, t in component.constraints:
+        lits = [first[g] + j for g in groups for j in range(component.sizes[g])]
+        more, top = exactly(lits, t, top)
+        clauses.extend(more)
+    return clauses, top, first

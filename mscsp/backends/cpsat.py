@@ -8,12 +8,14 @@ solution exactly once and a callback weights it by binomials
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from typing import Any
 
 from ..constraints import Component, ComponentCount
 from ..errors import SolverLimitError
 from .base import Backend
+from .decision import Condition, Finder
 from .tally import GroupTally
 
 
@@ -50,6 +52,7 @@ class CpSatBackend(Backend):
     description = "OR-Tools CP-SAT enumerate_all_solutions over integer group counts"
     requires = ("ortools.sat.python.cp_model",)
     distribution = "ortools"
+    decides = True
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
@@ -86,3 +89,50 @@ class CpSatBackend(Backend):
                 f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
             )
         return tally.result()
+
+    def _finder(self, component: Component, lo: int, hi: int | None) -> Finder:
+        """One model; each question is a solve with one enforcement literal assumed."""
+        from ortools.sat.python import cp_model
+
+        model = cp_model.CpModel()
+        mines = [model.new_int_var(0, s, f"g{g}") for g, s in enumerate(component.sizes)]
+        for groups, t in component.constraints:
+            model.add(sum(mines[g] for g in groups) == t)
+        total = sum(mines)
+        model.add(total >= lo)
+        if hi is not None:
+            model.add(total <= hi)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        deadline = self._deadline()
+        asked: dict[Condition, object] = {}
+
+        def find(condition: Condition) -> list[int] | None:
+            self._check_deadline(deadline)
+            model.clear_assumptions()
+            if condition is not None:
+                if condition not in asked:
+                    kind, value = condition
+                    flag = model.new_bool_var(f"{kind}{value}")
+                    if kind == "mine":
+                        model.add(mines[value] >= 1).only_enforce_if(flag)
+                    elif kind == "safe":
+                        model.add(mines[value] <= component.sizes[value] - 1).only_enforce_if(flag)
+                    elif kind == "at_most":
+                        model.add(total <= value).only_enforce_if(flag)
+                    else:
+                        model.add(total >= value).only_enforce_if(flag)
+                    asked[condition] = flag
+                model.add_assumptions([asked[condition]])
+            if self.time_limit is not None:
+                solver.parameters.max_time_in_seconds = max(deadline - time.perf_counter(), 0)
+            status = solver.solve(model)
+            if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                return [solver.value(x) for x in mines]
+            if status == cp_model.INFEASIBLE:
+                return None
+            raise SolverLimitError(
+                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
+            )
+
+        return find

@@ -29,12 +29,12 @@ from contextlib import contextmanager
 
 from ..constraints import Component, ComponentCount
 from .base import Backend
-from .cnf import exactly
+from .cnf import cell_cnf
 
 
 @contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """Silences file descriptor 1: Ganak prints progress lines there from C++."""
+def quiet_stdout() -> Iterator[None]:
+    """Silences file descriptor 1: Ganak and ApproxMC print progress lines there from C++."""
     sys.stdout.flush()
     saved = os.dup(1)
     try:
@@ -61,15 +61,7 @@ class GanakBackend(Backend):
 
         n = component.n_cells
         deadline = self._deadline()
-        first = [1]
-        for s in component.sizes[:-1]:
-            first.append(first[-1] + s)
-        clauses: list[list[int]] = []
-        top = n
-        for groups, t in component.constraints:
-            lits = [first[g] + j for g in groups for j in range(component.sizes[g])]
-            more, top = exactly(lits, t, top)
-            clauses.extend(more)
+        clauses, top, first = cell_cnf(component)
         cells = list(range(1, n + 1))
 
         def count(extra: list[list[int]], sampling: list[int]) -> int:
@@ -78,7 +70,7 @@ class GanakBackend(Backend):
             counter.add_clauses(clauses)
             counter.add_clauses(extra)
             counter.set_sampling_set(sampling)
-            with _quiet_stdout():
+            with quiet_stdout():
                 return counter.count()
 
         total = count([], cells)

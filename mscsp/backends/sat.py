@@ -11,12 +11,16 @@ Solutions are weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from typing import Any
 
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
 from .base import Backend
 from .cnf import exactly
+from .decision import Condition, Finder
 from .tally import GroupTally
 
 #: Sub-solver used by a plain ``sat``: native cardinality, least set-up per call.
@@ -48,6 +52,7 @@ class SatBackend(Backend):
     requires = ("pysat.solvers", "pysat.card")
     distribution = "python-sat"
     options_allowed = ("solver", "encoding")
+    decides = True
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any
@@ -67,30 +72,34 @@ class SatBackend(Backend):
             raise InvalidInputError(f"unknown cardinality encoding {encoding!r}")
         self.encoding = getattr(EncType, encoding)
 
+    def _load(self, solver: Any, component: Component) -> list[list[int]]:
+        """Adds the component's order encoding and numbers to ``solver``; its order variables."""
+        order = order_variables(component.sizes)
+        top = component.n_cells
+        native = bool(solver.supports_atmost())
+        for u in order:
+            for j in range(len(u) - 1):
+                solver.add_clause([-u[j + 1], u[j]])
+        for groups, t in component.constraints:
+            lits = [v for g in groups for v in order[g]]
+            if native:
+                solver.add_atmost(lits, t)
+                solver.add_atmost([-v for v in lits], len(lits) - t)
+            else:
+                clauses, top = exactly(lits, t, top, self.encoding)
+                solver.append_formula(clauses)
+        return order
+
     def count(self, component: Component) -> ComponentCount:
         from pysat.solvers import Solver
 
-        order = order_variables(component.sizes)
-        top = component.n_cells
         tally = GroupTally(component.sizes, self.max_solutions, self.name)
         deadline = self._deadline()
         with Solver(name=self.solver_name) as solver:
-            native = bool(solver.supports_atmost())
-            for u in order:
-                for j in range(len(u) - 1):
-                    solver.add_clause([-u[j + 1], u[j]])
-            for groups, t in component.constraints:
-                lits = [v for g in groups for v in order[g]]
-                if native:
-                    solver.add_atmost(lits, t)
-                    solver.add_atmost([-v for v in lits], len(lits) - t)
-                else:
-                    clauses, top = exactly(lits, t, top, self.encoding)
-                    solver.append_formula(clauses)
+            order = self._load(solver, component)
             while solver.solve():
                 self._check_deadline(deadline)
-                model = solver.get_model()
-                mines = [sum(model[v - 1] > 0 for v in u) for u in order]
+                mines = _mines(order, solver.get_model())
                 tally.add(mines)
                 # "Not exactly x_g in some group": -u[x] (fewer) or u[x+1] (more).
                 block = []
@@ -101,3 +110,78 @@ class SatBackend(Backend):
                         block.append(u[x])
                 solver.add_clause(block)
         return tally.result()
+
+    def _finder(self, component: Component, lo: int, hi: int | None) -> Finder:
+        """Incremental solving under assumptions; totals through two incremental totalizers
+        (one over the order literals for "at most", one over their negations for "at
+        least"), so every question is one ``solve(assumptions=...)`` on the same solver."""
+        from pysat.card import ITotalizer
+        from pysat.solvers import Solver
+
+        deadline = self._deadline()
+        solver = Solver(name=self.solver_name)
+        order = self._load(solver, component)
+        lits = [v for u in order for v in u]
+        n = len(lits)
+        top = max(n, solver.nof_vars())
+        more = ITotalizer(lits, ubound=n, top_id=top)
+        fewer = ITotalizer([-v for v in lits], ubound=n, top_id=more.top_id)
+        solver.append_formula(more.cnf.clauses)
+        solver.append_formula(fewer.cnf.clauses)
+
+        def at_most(k: int) -> list[int]:  # assumptions for "sum <= k" (k in 0..n-1)
+            return [-more.rhs[k]]
+
+        def at_least(k: int) -> list[int]:  # "sum >= k" is "negations <= n - k"
+            return [-fewer.rhs[n - k]]
+
+        if (hi is not None and hi < 0) or lo > n:
+            return lambda condition: None
+        base = at_most(hi) if hi is not None and hi < n else []
+        base += at_least(lo) if lo > 0 else []
+
+        def find(condition: Condition) -> list[int] | None:
+            self._check_deadline(deadline)
+            assumptions = list(base)
+            if condition is not None:
+                kind, value = condition
+                if kind == "mine":
+                    assumptions.append(order[value][0])
+                elif kind == "safe":
+                    assumptions.append(-order[value][-1])
+                elif kind == "at_most":
+                    if value < 0:
+                        return None
+                    assumptions += at_most(value) if value < n else []
+                else:
+                    if value > n:
+                        return None
+                    assumptions += at_least(value) if value > 0 else []
+            if not self._solve_in_time(solver, assumptions, deadline):
+                return None
+            return _mines(order, solver.get_model())
+
+        return find
+
+    def _solve_in_time(self, solver: Any, assumptions: list[int], deadline: float | None) -> bool:
+        """``solve`` under assumptions, interrupted at the deadline (one call can be long)."""
+        if deadline is None:
+            return solver.solve(assumptions=assumptions)
+        timer = threading.Timer(max(deadline - time.perf_counter(), 0.0), solver.interrupt)
+        timer.start()
+        try:
+            found = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        except NotImplementedError:  # CaDiCaL: not interruptible, checked between calls only
+            return solver.solve(assumptions=assumptions)
+        finally:
+            timer.cancel()
+        with contextlib.suppress(NotImplementedError):
+            solver.clear_interrupt()
+        if found is None:
+            self._check_deadline(float("-inf"))
+        return found
+
+
+def _mines(order: list[list[int]], model: list[int]) -> list[int]:
+    """Mines per group in a model of the order encoding."""
+    return [sum(model[v - 1] > 0 for v in u) for u in order]

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from ..backends import BACKENDS, DEFAULT_BACKEND
+from .bench import echo_table
 from .options import json_option, reports_errors
-from .table import format_table
 
 
 def backend_table() -> list[dict[str, Any]]:
@@ -23,6 +23,8 @@ def backend_table() -> list[dict[str, Any]]:
                 "available": available,
                 "version": cls.version() if available else None,
                 "exact": cls.exact,
+                "counts": "exact" if cls.exact else "approximate",
+                "decides": "search" if cls.decides else "from counts",
                 "default": name == DEFAULT_BACKEND,
                 "extra": cls.extra,
                 "description": cls.description,
@@ -35,24 +37,27 @@ def backend_table() -> list[dict[str, Any]]:
 @json_option
 @reports_errors
 def backends(as_json: bool) -> None:
-    """List the counting backends: available here, version, exact or approximate.
+    """List the counting backends: available here, version, what they can do.
 
+    'counts' says whether counts are exact or approximate; 'decides' whether the certain
+    cells are found by solver search without counting ('search') or read off the counts.
     A missing backend names the pip extra that installs it.
     """
     rows = backend_table()
     if as_json:
         click.echo(json.dumps(rows))
         return
-    header = ("name", "available", "version", "counts", "description")
+    header = ("name", "available", "version", "counts", "decides", "description")
     lines = [
         (
             row["name"] + (" *" if row["default"] else ""),
             "yes" if row["available"] else f"no: pip install 'mscsp[{row['extra']}]'",
             row["version"] or "-",
-            "exact" if row["exact"] else "approximate",
+            row["counts"],
+            row["decides"],
             row["description"],
         )
         for row in rows
     ]
-    click.echo(format_table(header, lines))
+    echo_table("counting backends", header, lines)
     click.echo("\n* default backend; pick a SAT sub-solver with sat:NAME (e.g. sat:cadical195)")

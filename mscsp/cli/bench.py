@@ -4,18 +4,58 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
-from ..benchmark import load_corpus, run_benchmark, select_backends, write_outputs
+from ..benchmark import CorpusEntry, load_entries, run_benchmark, select_backends, write_outputs
 from ..game import PRESETS
 from ..positions import sample_positions
-from .options import json_option, reports_errors, seed_option, time_limit_option
+from .options import json_option, reports_errors, seed_option
 from .table import format_table
+
+#: What each column of the summary table means (printed under it).
+LEGEND = (
+    ("exact", "yes: exact counts (the probabilities must equal the reference's)"),
+    ("solved", "positions solved within the time limit"),
+    ("limits", "positions where the backend stopped itself (time limit or solution cap)"),
+    ("timeouts", "positions that ran past the time limit and were killed"),
+    ("median/p95/max", "latency per solved position in ms (the whole solve)"),
+    ("x ref", "median over positions both solved of latency / reference's latency"),
+    ("max |dp|", "largest probability difference from the reference (0 when exact)"),
+)
+
+#: Columns added by --decide.
+DECIDE_LEGEND = (
+    ("search", "yes: certain cells found by solver calls; no: read off exact counts"),
+    ("calls", "median solver calls per position (search backends)"),
+    ("no safe cell", "positions with no certainly safe cell: a player must count to guess"),
+    ("max |dp|", "1 if some position's certain cells differ from the reference's, else 0"),
+)
 
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
+    """A table: drawn with ``rich`` in a terminal, plain aligned text when piped."""
+    if sys.stdout.isatty():
+        try:
+            from rich.console import Console
+            from rich.table import Table
+        except ImportError:
+            pass
+        else:
+            table = Table(title=title, title_justify="left")
+            for name in header:
+                table.add_column(name, justify="left" if name in header[:1] else "right")
+            for row in rows:
+                table.add_row(*(str(v) for v in row))
+            Console().print(table)
+            return
+    click.echo(f"{title}\n")
+    click.echo(format_table(header, rows))
 
 
 @click.command()
@@ -38,7 +78,8 @@ def _ms(value: float | None) -> str:
 @click.option(
     "--corpus",
     type=click.Path(exists=True, dir_okay=False),
-    help='JSONL file of positions, one {"board": "<text>"} per line.',
+    help='JSONL file of positions, one {"board": "<text>"} per line (optional "family", '
+    '"name"); bench/hard.jsonl is the hard corpus.',
 )
 @click.option(
     "--preset",
@@ -53,7 +94,14 @@ def _ms(value: float | None) -> str:
     help="Number of positions sampled with --preset.",
 )
 @seed_option
-@time_limit_option(10.0)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, max=1e6),
+    default=10.0,
+    show_default=True,
+    help="Seconds per position for every backend (0: no limit); a position past it is "
+    "recorded as a timeout.",
+)
 @click.option(
     "--max-solutions",
     type=click.IntRange(min=1),
@@ -68,9 +116,21 @@ def _ms(value: float | None) -> str:
     help="Solve each position this many times and keep the fastest run.",
 )
 @click.option(
+    "--decide",
+    is_flag=True,
+    help="Time finding the certain cells only (safe / mine), by solver search on backends "
+    "that can, instead of exact probabilities.",
+)
+@click.option(
+    "--in-process",
+    is_flag=True,
+    help="Solve in this process (faster start; only the backends' own limits apply, so a "
+    "native counter may overrun the time limit).",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False),
-    help="Write components.csv, positions.csv, summary.json and latency.png here.",
+    help="Write components.csv, positions.csv, summary.json, latency.png and width.png here.",
 )
 @json_option
 @reports_errors
@@ -84,23 +144,31 @@ def bench(
     time_limit: float,
     max_solutions: int | None,
     repeat: int,
+    decide: bool,
+    in_process: bool,
     out: str | None,
     as_json: bool,
 ) -> None:
     """Time backends over positions and check they agree with the reference.
 
     Without --corpus or --preset, uses the built-in corpus (60 positions from seeded
-    beginner, intermediate and expert games). Latencies are per position (whole solve);
-    'max |dp|' is the largest probability difference from the reference (0 when exact).
+    beginner, intermediate and expert games). Each backend solves in its own worker
+    process, killed when a position runs past --time-limit (a recorded timeout, not a
+    hang). The columns are explained under the table.
     """
     if corpus and preset:
         raise click.UsageError("give either --corpus or --preset, not both")
+    if time_limit != time_limit:  # NaN passes FloatRange
+        raise click.BadParameter("must be a number", param_hint="--time-limit")
     names = select_backends(backend_spec)
     if preset:
-        boards = sample_positions(*PRESETS[preset], positions, seed=seed)
+        entries = [
+            CorpusEntry(board, 0, preset, f"{preset} #{i}")
+            for i, board in enumerate(sample_positions(*PRESETS[preset], positions, seed=seed))
+        ]
     else:
-        boards = load_corpus(corpus)
-    total = len(boards) * len(dict.fromkeys([reference, *names]))
+        entries = load_entries(corpus)
+    total = len(entries) * len(dict.fromkeys([reference, *names]))
     with click.progressbar(
         length=total,
         label="benchmarking",
@@ -108,13 +176,15 @@ def bench(
         hidden=as_json or not sys.stderr.isatty(),
     ) as bar:
         result = run_benchmark(
-            boards,
+            entries,
             names,
             reference=reference,
             time_limit=time_limit or None,
             max_solutions=max_solutions,
             repeat=repeat,
             progress=bar.update,
+            isolate=not in_process,
+            decide=decide,
         )
     if out:
         written = write_outputs(result, out)
@@ -125,39 +195,74 @@ def bench(
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
+    _echo_report(result)
+
+
+def _echo_report(result: Any) -> None:
     summary = result.summary()
-    click.echo(
-        f"{result.positions} positions; reference {result.reference}; latency per position in ms\n"
+    limit = f"{result.time_limit:g} s" if result.time_limit else "none"
+    decide = result.mode == "decide"
+    header = ["backend", "exact", "solved", "limits", "timeouts", "median", "p95", "max"]
+    header += ["x ref", "max |dp|"] + (["search", "calls", "no safe cell"] if decide else [])
+    rows = []
+    for r in summary:
+        row = [
+            r["backend"],
+            "yes" if r["exact"] else "no",
+            r["solved"],
+            r["limits"],
+            r["timeouts"],
+            _ms(r["median_ms"]),
+            _ms(r["p95_ms"]),
+            _ms(r["max_ms"]),
+            "-" if r["ratio_to_reference"] is None else f"{r['ratio_to_reference']:.2f}",
+            "-" if r["max_abs_diff"] is None else f"{r['max_abs_diff']:.3g}",
+        ]
+        if decide:
+            calls = r["median_calls"]
+            row += ["yes" if r["native"] else "no", "-" if calls is None else f"{calls:g}"]
+            row += [r["no_safe_cell"]]
+        rows.append(tuple(row))
+    what = "certain cells only" if decide else "exact probabilities"
+    echo_table(
+        f"{result.positions} positions, {what}; reference {result.reference}; time limit {limit}",
+        tuple(header),
+        rows,
     )
-    click.echo(
-        format_table(
-            ("backend", "exact", "solved", "limits", "median", "p95", "max", "x ref", "max |dp|"),
+    click.echo("")
+    legend = dict(LEGEND)
+    if decide:
+        legend.update(DECIDE_LEGEND)
+    for column, meaning in legend.items():
+        click.echo(f"  {column}: {meaning}")
+    backends = [r["backend"] for r in summary]
+    families = result.by_family()
+    if len(families) > 1 or families[0]["family"] != "-":
+        click.echo("")
+        echo_table(
+            "median latency (ms) per family; (n) positions not solved",
+            ("family", "positions", *backends),
             [
                 (
-                    r["backend"],
-                    "yes" if r["exact"] else "no",
-                    r["solved"],
-                    r["limits"],
-                    _ms(r["median_ms"]),
-                    _ms(r["p95_ms"]),
-                    _ms(r["max_ms"]),
-                    "-" if r["ratio_to_reference"] is None else f"{r['ratio_to_reference']:.2f}",
-                    "-" if r["max_abs_diff"] is None else f"{r['max_abs_diff']:.3g}",
+                    row["family"],
+                    row["positions"],
+                    *(
+                        _ms(row[b]["median_ms"])
+                        + (f" ({row[b]['failed']})" if row[b]["failed"] else "")
+                        for b in backends
+                    ),
                 )
-                for r in summary
+                for row in families
             ],
         )
-    )
     sizes = result.by_size()
     if sizes:
-        backends = [r["backend"] for r in summary]
-        click.echo("\nmedian count time per component (ms) by component size\n")
-        click.echo(
-            format_table(
-                ("cells", "components", *backends),
-                [
-                    (row["cells"], row["components"], *(_ms(row[b]) for b in backends))
-                    for row in sizes
-                ],
-            )
+        click.echo("")
+        echo_table(
+            "median count time per component (ms) by component size",
+            ("cells", "components", *backends),
+            [
+                (row["cells"], row["components"], *(_ms(row.get(b)) for b in backends))
+                for row in sizes
+            ],
         )

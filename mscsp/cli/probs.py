@@ -95,6 +95,8 @@ def probs(
         out = solution_json(solution, backend, exact=show_exact)
         click.echo(json.dumps(out))
         return
+    if solution.approximate:
+        click.echo(f"APPROXIMATE probabilities (backend {backend}): not exact counts")
     click.echo(probability_map(solution))
     click.echo()
     click.echo(f"safe cells ({len(solution.safe)}): " + _cells(solution.safe))
