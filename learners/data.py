@@ -36,18 +36,20 @@ N_CHANNELS = 13
 VAL_MODULUS = 10
 
 
-def encode(cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
+def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = ()) -> np.ndarray:
     """One-hot network input for a batch of positions of any size.
 
     Args:
         cells: ``int8`` codes, shape ``(rows, cols)`` or ``(batch, rows, cols)``; cells equal
             to :data:`OFF_BOARD` are padding.
         mines: Total mines per position (scalar or shape ``(batch,)``).
+        inputs: Extra inputs a model config names (:mod:`learners.channels`), appended in
+            this order after the base channels.
 
     Returns:
-        ``float32`` array ``(batch, rows, cols, N_CHANNELS)``: covered, 0-8, flag, on-board
-        (so padding differs from an edge) and the density of unflagged mines among covered
-        cells, broadcast over the board.
+        ``float32`` array ``(batch, rows, cols, N_CHANNELS + extra)``: covered, 0-8, flag,
+        on-board (so padding differs from an edge) and the density of unflagged mines among
+        covered cells, broadcast over the board; then the extra inputs' channels.
     """
     cells = np.asarray(cells)
     if cells.ndim == 2:
@@ -61,9 +63,14 @@ def encode(cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
     left = mines - flag.sum(axis=(1, 2))
     density = left / np.maximum(covered.sum(axis=(1, 2)), 1)
     density_map = np.where(on_board, density[:, None, None], 0.0)
-    return np.concatenate(
+    base = np.concatenate(
         [onehot, flag[..., None], on_board[..., None], density_map[..., None]], axis=-1
     ).astype(np.float32)
+    if not inputs:
+        return base
+    from .channels import extra_inputs
+
+    return np.concatenate([base, extra_inputs(cells, mines, inputs)], axis=-1)
 
 
 @dataclass(frozen=True)
@@ -118,8 +125,22 @@ def game_positions(spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarr
     }
 
 
-def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "dss") -> int:
+def make_shard(
+    spec: GenSpec,
+    seeds: Sequence[int],
+    path: str,
+    backend: str = "dss",
+    policy: dict[str, Any] | None = None,
+) -> int:
     """Plays the games of ``seeds`` and writes their positions to ``path`` atomically.
+
+    Args:
+        spec: Board and first-click rule.
+        seeds: Game seeds.
+        path: Shard file.
+        backend: Counting backend for the labels.
+        policy: ``None``: the CSP player's games; else a learner policy record
+            (:func:`learners.dagger.policy_record`): its own games, with cell weights.
 
     Returns:
         The number of positions written.
@@ -127,7 +148,12 @@ def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "d
     from mscsp.backends import get_backend
 
     counter = get_backend(backend)
-    parts = [game_positions(spec, int(s), counter) for s in seeds]
+    if policy is None:
+        parts = [game_positions(spec, int(s), counter) for s in seeds]
+    else:
+        from .dagger import policy_game_positions
+
+        parts = [policy_game_positions(spec, int(s), counter, policy) for s in seeds]
     arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     meta = {
         "preset": spec.preset,
@@ -136,7 +162,7 @@ def make_shard(spec: GenSpec, seeds: Sequence[int], path: str, backend: str = "d
         "mines": spec.mines,
         "first_click": spec.first_click,
         "first_move": spec.first_move,
-        "policy": "csp",
+        "policy": "csp" if policy is None else policy,
         "backend": backend,
         "seeds": [int(s) for s in seeds],
         "games": len(seeds),
@@ -164,8 +190,15 @@ def shard_name(index: int) -> str:
     return f"shard-{index:05d}.npz"
 
 
-def _settings(spec: GenSpec, games_per_shard: int, seed: int) -> dict[str, Any]:
-    return {"spec": asdict(spec), "games_per_shard": games_per_shard, "seed": seed}
+def _settings(
+    spec: GenSpec, games_per_shard: int, seed: int, policy: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "spec": asdict(spec),
+        "games_per_shard": games_per_shard,
+        "seed": seed,
+        "policy": "csp" if policy is None else policy,
+    }
 
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
@@ -193,11 +226,13 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
                 "spec": spec,
                 "games_per_shard": settings["games_per_shard"],
                 "seed": settings["seed"] if meta["seeds"][:1] in ([], [first]) else "other",
+                "policy": meta.get("policy", "csp"),
             }
             if recorded != settings:
                 break
     if recorded is None:
         return
+    recorded.setdefault("policy", "csp")  # data.json from before policies: CSP games
     flat = {**recorded["spec"], **{k: v for k, v in recorded.items() if k != "spec"}}
     wanted = {**settings["spec"], **{k: v for k, v in settings.items() if k != "spec"}}
     differ = [k for k in wanted if flat.get(k) is not None and flat.get(k) != wanted[k]]
@@ -218,8 +253,12 @@ def generate(
     workers: int | None = None,
     backend: str = "dss",
     progress: bool = True,
+    policy: dict[str, Any] | None = None,
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
+
+    With ``policy`` (a record from :func:`learners.dagger.policy_record`) the games are
+    played by that learner instead, and the shards carry per-cell loss weights.
 
     Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards.
     The directory records its settings in ``data.json``: a rerun with the same settings
@@ -239,7 +278,7 @@ def generate(
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{out} is not a directory")
     out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(spec, games_per_shard, seed)
+    settings = _settings(spec, games_per_shard, seed, policy)
     _check_settings(out, settings)
     _write_json(out / DATA_FILE, settings)
     for stale in out.glob(".*.tmp.npz"):  # left by an interrupted write
@@ -254,14 +293,14 @@ def generate(
     todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
     workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
     sink = sys.stderr if progress else io.StringIO()
-    jobs_todo = [(spec, s, str(p), backend) for p, s in todo]
+    jobs_todo = [(spec, s, str(p), backend, policy) for p, s in todo]
     with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
         for _ in parallel_map(_make_shard_args, jobs_todo, workers):
             bar.update(1)
     return [p for p, _ in jobs]
 
 
-def _make_shard_args(args: tuple[GenSpec, list[int], str, str]) -> int:
+def _make_shard_args(args: tuple[GenSpec, list[int], str, str, dict[str, Any] | None]) -> int:
     return make_shard(*args)
 
 
@@ -296,6 +335,8 @@ class Positions:
     probs: np.ndarray  # float32 (n, rows, cols), 0 on revealed cells
     layout: np.ndarray  # bool (n, rows, cols)
     seed: np.ndarray  # int64 (n,), the game each position came from
+    # uint8 (n, rows, cols): loss weight of each cell (on-policy shards); None: all 1.
+    weight: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -305,7 +346,12 @@ class Positions:
         return self.cells.shape[1], self.cells.shape[2]
 
     def take(self, index: np.ndarray) -> Positions:
-        return Positions(*(getattr(self, k)[index] for k in Positions.__dataclass_fields__))
+        return Positions(
+            *(
+                None if getattr(self, k) is None else getattr(self, k)[index]
+                for k in Positions.__dataclass_fields__
+            )
+        )
 
     def split(self) -> tuple[Positions, Positions]:
         """(train, validation), held out by game so no game feeds both."""
@@ -320,11 +366,15 @@ def load(dirs: str | Path | Sequence[str | Path]) -> list[Positions]:
     for d in dirs:
         for path in sorted(Path(d).glob("shard-*.npz")):
             with np.load(path) as shard:
-                arrays = {k: shard[k] for k in Positions.__dataclass_fields__}
+                arrays = {k: shard[k] for k in Positions.__dataclass_fields__ if k in shard}
             groups.setdefault(arrays["cells"].shape[1:], []).append(arrays)
     if not groups:
         raise FileNotFoundError(f"no shard-*.npz files under {', '.join(map(str, dirs))}")
-    return [
-        Positions(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
-        for _, parts in sorted(groups.items())
-    ]
+    out = []
+    for _, parts in sorted(groups.items()):
+        weighted = any("weight" in p for p in parts)
+        if weighted:  # CSP shards mixed with on-policy ones: their cells weigh 1
+            for p in parts:
+                p.setdefault("weight", np.ones(p["cells"].shape, np.uint8))
+        out.append(Positions(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]}))
+    return out

@@ -250,7 +250,7 @@ def evaluate_checkpoint(
     tables = {}
     for group in load(data_dirs) if data_dirs else []:
         val = group.split()[1]
-        pred = predict_positions(learner.predict, val)
+        pred = predict_positions(learner.predict, val, inputs=learner.inputs)
         name = "x".join(map(str, group.shape))
         report["accuracy"][name] = {
             "positions": len(val),

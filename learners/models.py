@@ -27,8 +27,10 @@ _COVERED, _ZERO, _FLAG = 0, 1, 10
 class CnnSeed(nnx.Module):
     """The thesis' best CNN (Table 5.3): 3x3 convolutions of 32 filters, ReLU, 1x1 head."""
 
-    def __init__(self, *, layers: int = 4, filters: int = 32, rngs: nnx.Rngs):
-        widths = [N_CHANNELS] + [filters] * layers
+    def __init__(
+        self, *, layers: int = 4, filters: int = 32, in_channels: int = N_CHANNELS, rngs: nnx.Rngs
+    ):
+        widths = [in_channels] + [filters] * layers
         self.convs = nnx.List([nnx.Conv(a, b, (3, 3), rngs=rngs) for a, b in pairwise(widths)])
         self.head = nnx.Conv(filters, 1, (1, 1), rngs=rngs)
 
@@ -57,9 +59,15 @@ class ResNet(nnx.Module):
     """
 
     def __init__(
-        self, *, width: int = 32, blocks: int = 6, dilations: tuple[int, ...] = (1,), rngs: nnx.Rngs
+        self,
+        *,
+        width: int = 32,
+        blocks: int = 6,
+        dilations: tuple[int, ...] = (1,),
+        in_channels: int = N_CHANNELS,
+        rngs: nnx.Rngs,
     ):
-        self.stem = nnx.Conv(N_CHANNELS, width, (3, 3), rngs=rngs)
+        self.stem = nnx.Conv(in_channels, width, (3, 3), rngs=rngs)
         self.blocks = nnx.List(
             [
                 ResBlock(width, dilation=dilations[i % len(dilations)], rngs=rngs)
@@ -130,8 +138,8 @@ class MlpBoard(nnx.Module):
 class Logistic(nnx.Module):
     """Logistic regression on the one-hot 5x5 window around each cell (one 5x5 conv)."""
 
-    def __init__(self, *, window: int = 5, rngs: nnx.Rngs):
-        self.conv = nnx.Conv(N_CHANNELS, 1, (window, window), rngs=rngs)
+    def __init__(self, *, window: int = 5, in_channels: int = N_CHANNELS, rngs: nnx.Rngs):
+        self.conv = nnx.Conv(in_channels, 1, (window, window), rngs=rngs)
 
     def __call__(self, x: jax.Array) -> jax.Array:
         return self.conv(x)[..., 0]
@@ -155,11 +163,50 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "logistic": {"model": "logistic"},
 }
 
+# --- Extra inputs and the size / receptive-field sweep (issue 9) ---------------------------
+# "inputs" names extra input channels (learners.channels): the encoder appends them and the
+# stem takes them. The resnet-* sizes are the sweep's axes: width, depth, dilation.
+_RESNET = CONFIGS["resnet"]
+CONFIGS |= {
+    "resnet-counts": {**_RESNET, "inputs": ["counts"]},
+    "resnet-certain": {**_RESNET, "inputs": ["certain"]},
+    "resnet-plus": {**_RESNET, "inputs": ["counts", "certain"]},
+    "resnet-w32": {**_RESNET, "width": 32},
+    "resnet-b3": {**_RESNET, "blocks": 3},
+    "resnet-b12": {**_RESNET, "blocks": 12},
+    "resnet-d124": {**_RESNET, "dilations": [1, 2, 4]},
+}
+
+
+def config_inputs(config: str | dict[str, Any]) -> tuple[str, ...]:
+    """The extra inputs (:mod:`learners.channels`) a config's model reads, in order."""
+    return tuple((CONFIGS[config] if isinstance(config, str) else config).get("inputs", ()))
+
+
+def receptive_radius(config: str | dict[str, Any]) -> int | None:
+    """How many cells away a cell's prediction can see, or ``None`` for the whole board."""
+    config = CONFIGS[config] if isinstance(config, str) else config
+    kind = config["model"]
+    if kind == "resnet":
+        dilations = config.get("dilations", [1])
+        blocks = config.get("blocks", 6)
+        # Stem 1; per block a dilated 3x3 (radius d) and a plain one (1).
+        return 1 + sum(dilations[i % len(dilations)] + 1 for i in range(blocks))
+    if kind == "cnn-seed":
+        return config.get("layers", 4)
+    if kind in ("mlp-window", "logistic"):
+        return config.get("window", 5) // 2
+    return None
+
 
 def build(config: str | dict[str, Any], seed: int = 0) -> nnx.Module:
     """A freshly initialised model from a config name or dict (as stored in checkpoints)."""
     config = dict(CONFIGS[config] if isinstance(config, str) else config)
     cls = _CLASSES[config.pop("model")]
+    if "inputs" in config:
+        from .channels import input_channels
+
+        config["in_channels"] = N_CHANNELS + input_channels(config.pop("inputs"))
     if "dilations" in config:
         config["dilations"] = tuple(config["dilations"])
     return cls(**config, rngs=nnx.Rngs(seed))

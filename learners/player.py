@@ -62,21 +62,25 @@ class LearnerPlayer(Player):
     Attributes:
         predict: Jit-compiled ``encoded batch -> probabilities`` (see
             :func:`learners.train.make_predict`).
+        inputs: Extra inputs the model reads (:mod:`learners.channels`): never the solver's
+            counting, only cheap exact facts such as the deterministic reductions.
     """
 
     name: ClassVar[str] = "learner"
 
     def __init__(self, path: str = DEFAULT, safe_below: float = SAFE_BELOW):
+        from .models import config_inputs
         from .train import load_model, make_predict
 
         self.path = resolve(path)
         self.model, self.config, self.meta = load_model(self.path)
         self.predict = make_predict(self.model)
+        self.inputs = config_inputs(self.config)
         self.safe_below = safe_below
 
     def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
         """Predicted mine probabilities for a batch of same-size positions."""
-        return np.asarray(self.predict(encode(cells, mines)))
+        return np.asarray(self.predict(encode(cells, mines, self.inputs)))
 
     def probabilities(self, board: Any) -> np.ndarray:
         """Predicted mine probabilities of one :class:`mscsp.Board` (rows x cols)."""

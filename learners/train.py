@@ -24,7 +24,7 @@ from flax import nnx, serialization
 from mscsp.errors import InvalidInputError
 
 from .data import Positions, encode, load
-from .models import CONFIGS, build, count_params
+from .models import CONFIGS, build, config_inputs, count_params
 
 MODEL_FILE = "model.msgpack"
 STATE_FILE = "train_state.msgpack"
@@ -47,6 +47,7 @@ class TrainConfig:
     eval_every: int = 250
     eval_positions: int = 500
     seed: int = 0
+    init: str | None = None  # a model checkpoint of the same config to start from
 
 
 def masked_bce(logits: jax.Array, target: jax.Array, mask: jax.Array) -> jax.Array:
@@ -65,20 +66,28 @@ def targets(positions: Positions, labels: str) -> np.ndarray:
 
 
 def sample_batch(
-    groups: list[Positions], labels: str, batch: int, rng: np.random.Generator
+    groups: list[Positions],
+    labels: str,
+    batch: int,
+    rng: np.random.Generator,
+    inputs: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A random batch from one size group (chosen in proportion to its size), randomly flipped.
 
-    Flips are symmetries of Minesweeper, so they are free extra data.
+    Flips are symmetries of Minesweeper, so they are free extra data. The mask is the loss
+    weight of each cell: 0 on revealed cells, else the shard's cell weight (1 without one).
     """
     sizes = np.array([len(g) for g in groups], dtype=float)
     group = groups[rng.choice(len(groups), p=sizes / sizes.sum())]
     part = group.take(rng.integers(len(group), size=batch))
-    x, y, cells = encode(part.cells, part.mines), targets(part, labels), part.cells
+    x, y = encode(part.cells, part.mines, inputs), targets(part, labels)
+    mask = (part.cells == -1).astype(np.float32)
+    if part.weight is not None:
+        mask *= part.weight
     for axis in (1, 2):
         if rng.random() < 0.5:
-            x, y, cells = (np.flip(a, axis) for a in (x, y, cells))
-    return np.ascontiguousarray(x), np.ascontiguousarray(y), cells == -1
+            x, y, mask = (np.flip(a, axis) for a in (x, y, mask))
+    return tuple(np.ascontiguousarray(a) for a in (x, y, mask))
 
 
 @nnx.jit
@@ -101,10 +110,17 @@ def make_predict(model: nnx.Module):
     return lambda x: fn(state, x)
 
 
-def predict_positions(predict, positions: Positions, batch: int = 256) -> np.ndarray:
-    """Predicted mine probabilities of every cell of ``positions`` (float32, batched)."""
+def predict_positions(
+    predict, positions: Positions, batch: int = 256, inputs: Sequence[str] = ()
+) -> np.ndarray:
+    """Predicted mine probabilities of every cell of ``positions`` (float32, batched).
+
+    ``inputs`` are the extra inputs of the model's config (:func:`models.config_inputs`).
+    """
     out = [
-        np.asarray(predict(encode(positions.cells[i : i + batch], positions.mines[i : i + batch])))
+        np.asarray(
+            predict(encode(positions.cells[i : i + batch], positions.mines[i : i + batch], inputs))
+        )
         for i in range(0, len(positions), batch)
     ]
     return np.concatenate(out)
@@ -176,7 +192,7 @@ def _write(path: str | Path, data: bytes) -> None:
 
 
 #: Settings a resumed run must share with the saved one (``steps`` may grow: a longer run).
-RESUME_KEYS = ("model", "labels", "batch", "lr", "warmup", "weight_decay", "seed", "data")
+RESUME_KEYS = ("model", "labels", "batch", "lr", "warmup", "weight_decay", "seed", "data", "init")
 #: Steps between progress lines (and ``train`` rows of ``metrics.jsonl``).
 LOG_EVERY = 50
 
@@ -289,6 +305,9 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         )
     model_config = dict(CONFIGS[cfg.model])
     model = build(model_config, seed=cfg.seed)
+    inputs = config_inputs(model_config)
+    if cfg.init is not None and saved is None:
+        _start_from(model, model_config, cfg.init)
     schedule = optax.warmup_cosine_decay_schedule(
         0.0, cfg.lr, min(cfg.warmup, cfg.steps // 2), cfg.steps, end_value=cfg.lr * 0.01
     )
@@ -319,7 +338,7 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
 
     def evaluate(step: int) -> dict[str, Any]:
         predict = make_predict(model)
-        pred = [predict_positions(predict, v) for v in val_groups]
+        pred = [predict_positions(predict, v, inputs=inputs) for v in val_groups]
         per_group = [accuracy(p, v) for p, v in zip(pred, val_groups, strict=True)]
         weights = np.array([(v.cells == -1).sum() for v in val_groups], dtype=float)
         row = {
@@ -348,7 +367,7 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         t0, losses = time.time(), []
         for step in range(start, cfg.steps):
             rng = np.random.default_rng([cfg.seed, step])
-            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng)
+            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng, inputs)
             losses.append(float(train_step(model, optimizer, x, y, mask)))
             done = step + 1
             if done % LOG_EVERY == 0 or done == cfg.steps:
@@ -379,6 +398,23 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
                 checkpoint(done)
     plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
     return out
+
+
+def _start_from(model: nnx.Module, config: dict[str, Any], path: str) -> None:
+    """Copies the weights of the checkpoint at ``path`` into ``model`` (a warm start).
+
+    Raises:
+        InvalidInputError: The checkpoint is missing, unreadable or of another config.
+    """
+    from .player import resolve
+
+    source, source_config, _ = load_model(resolve(path))
+    if source_config != config:
+        raise InvalidInputError(
+            f"--init {path} is a {source_config} model, not {config}; give a checkpoint of "
+            "the same model"
+        )
+    nnx.update(model, nnx.state(source, nnx.Param))
 
 
 def plot_curves(runs: dict[str, str | Path], png: str | Path) -> None:

@@ -42,7 +42,7 @@ def test_encode_marks_padding_and_density():
 @pytest.mark.parametrize("shape", [(5, 7), (16, 30)])
 def test_models_accept_any_size(name, shape):
     model = models.build(name)
-    out = model(data.encode(np.full((2, *shape), -1, np.int8), 10))
+    out = model(data.encode(np.full((2, *shape), -1, np.int8), 10, models.config_inputs(name)))
     assert out.shape == (2, *shape)
 
 

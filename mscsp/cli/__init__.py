@@ -8,6 +8,8 @@ from .. import __version__
 from .backends import backends
 from .bench import bench
 from .learn import learn
+from .learn_dagger import dagger
+from .learn_sweep import sweep
 from .play import play
 from .probs import probs
 from .serve import serve
@@ -22,6 +24,8 @@ def main() -> None:
 main.add_command(probs)
 main.add_command(backends)
 main.add_command(bench)
+learn.add_command(dagger)
+learn.add_command(sweep)
 main.add_command(learn)
 main.add_command(play)
 main.add_command(serve)

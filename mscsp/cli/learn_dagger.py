@@ -1,0 +1,181 @@
+"""``mscsp learn dagger``: rounds of on-policy data labelled by the exact solver, then training."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..game import Game
+from .learn import require_ml
+from .learn_options import training_options
+from .options import (
+    backend_option,
+    board_size,
+    exit_interrupted,
+    first_click_option,
+    json_option,
+    mines_option,
+    preset_option,
+    reports_errors,
+    seed_option,
+    size_option,
+    workers_option,
+)
+
+
+@click.command()
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Run directory (resumable: its dagger.json records the settings).",
+)
+@click.option(
+    "--data",
+    "base",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="CSP shard directory every round also trains on (repeatable).",
+)
+@click.option(
+    "--init",
+    default="default",
+    show_default=True,
+    help="Checkpoint of round 1's policy and starting weights ('default': the shipped model).",
+)
+@preset_option(" (default beginner unless --size/--mines)")
+@size_option
+@mines_option()
+@first_click_option()
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Rounds in all (a rerun may add more).",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Games played per round.",
+)
+@click.option(
+    "--games-per-shard",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Games per shard file (the unit of resuming).",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.5,
+    show_default=True,
+    help="Share of turns played by the exact player in round 1 (0: the learner alone).",
+)
+@click.option(
+    "--beta-decay",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.5,
+    show_default=True,
+    help="Round k uses beta * decay^(k-1).",
+)
+@click.option(
+    "--weight-boost",
+    type=click.IntRange(0, 250),
+    default=4,
+    show_default=True,
+    help="Extra loss weight of decisive cells (0: every covered cell weighs the same).",
+)
+@training_options("Training steps per round.", 1e-3, "Peak learning rate of each round.")
+@click.option(
+    "--eval-games",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Games to play with each round's model on the preset (0, or a custom board: none).",
+)
+@workers_option()
+@seed_option
+@backend_option()
+@json_option
+@reports_errors
+def dagger(
+    out: str,
+    base: tuple[str, ...],
+    init: str,
+    preset: str | None,
+    size: tuple[int, int] | None,
+    mines: int | None,
+    first_click: str,
+    rounds: int,
+    games: int,
+    games_per_shard: int,
+    beta: float,
+    beta_decay: float,
+    weight_boost: int,
+    steps: int,
+    batch: int,
+    lr: float,
+    eval_every: int,
+    eval_games: int,
+    workers: int,
+    seed: int,
+    backend: str,
+    as_json: bool,
+) -> None:
+    """On-policy rounds: the learner plays, mscsp.solve labels what it reaches, it trains on.
+
+    Each round plays --games games with the latest model (the exact player takes a turn
+    with probability beta), writes their positions with exact labels and cell weights, and
+    trains the model further on --data plus every round so far. Rerun the same command to
+    resume after an interruption, or with more --rounds to go on.
+    """
+    rows, cols, mines, preset = board_size(preset, size, mines)
+    Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
+    require_ml()
+    from learners.dagger import DaggerConfig, run_rounds
+    from learners.data import GenSpec
+
+    cfg = DaggerConfig(
+        out=out,
+        spec=GenSpec(rows, cols, mines, first_click=first_click, preset=preset),
+        base=list(base),
+        init=init,
+        rounds=rounds,
+        games=games,
+        games_per_shard=games_per_shard,
+        beta=beta,
+        beta_decay=beta_decay,
+        weight_boost=weight_boost,
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        eval_every=eval_every,
+        eval_games=eval_games,
+        seed=seed,
+        backend=backend,
+    )
+    log = (lambda line: click.echo(line, err=True)) if as_json else click.echo
+    try:
+        table = run_rounds(cfg, workers=workers, progress=sys.stderr.isatty(), log=log)
+    except KeyboardInterrupt:
+        exit_interrupted(f"{out} resumes where it stopped with the same command")
+    if as_json:
+        click.echo(json.dumps(table, indent=1))
+        return
+    for row in table:
+        win = ""
+        if "eval" in row:
+            e = row["eval"]
+            lo, hi = (100 * v for v in e["ci95"])
+            win = f"  win {100 * e['win_rate']:.1f} % [{lo:.1f}, {hi:.1f}] (n={e['games']})"
+        click.echo(
+            f"round {row['round']}: beta {row['beta']:g}, {row['positions']} positions, "
+            f"val log-loss {row['val']['logloss_exact']:.4f}, MAE {row['val']['mae']:.4f}{win}"
+        )
+    click.echo(f"rounds: {out}/rounds.json, {out}/rounds.png")

@@ -1,0 +1,95 @@
+"""``mscsp learn sweep``: several model configs trained and evaluated alike, one table."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..game import PRESETS
+from .learn import require_ml
+from .learn_options import training_options
+from .options import json_option, reports_errors, seed_option
+
+
+@click.command()
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    required=True,
+    help="Model config to train (repeatable), e.g. resnet, resnet-plus, resnet-w32.",
+)
+@click.option(
+    "--data",
+    "data_dirs",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Shard directory (repeatable); its held-out games give the accuracy columns.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Sweep directory: one run per config, sweep.md, sweep.json, curves.png.",
+)
+@training_options("Steps per run.", 3e-3, "Peak learning rate.")
+@click.option(
+    "--preset",
+    "presets",
+    multiple=True,
+    type=click.Choice(tuple(PRESETS)),
+    help="Preset to play with each model (repeatable).",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Games per preset (0: accuracy only).",
+)
+@seed_option
+@json_option
+@reports_errors
+def sweep(
+    models: tuple[str, ...],
+    data_dirs: tuple[str, ...],
+    out: str,
+    steps: int,
+    batch: int,
+    lr: float,
+    eval_every: int,
+    presets: tuple[str, ...],
+    games: int,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Train every --model on the same data with the same budget and tabulate them.
+
+    Resumable: rerun the same command after an interruption; runs and evaluations already
+    done are kept, and a rerun with more --model values only adds the new ones.
+    """
+    require_ml()
+    from learners.sweep import run_sweep
+
+    log = (lambda line: click.echo(line, err=True)) if as_json else click.echo
+    rows = run_sweep(
+        models,
+        data_dirs,
+        out,
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        eval_every=eval_every,
+        seed=seed,
+        presets=presets,
+        games=games,
+        log=log,
+    )
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+    else:
+        from learners.sweep import table
+
+        click.echo(table(rows))
