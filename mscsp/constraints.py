@@ -253,8 +253,8 @@ def _build_small(board: Board) -> System | None:
     # (covered or flag), spread to the neighbouring columns and rows, picks them out. A
     # number elsewhere needs no mines, so it must be a 0.
     hidden = _row_masks(cells < 0)
-    numbers = _row_masks(cells >= 0)
-    if not any(numbers):
+    full = (1 << cols) - 1
+    if all(row == full for row in hidden):
         return System([], [], [], [], covered, remaining)
     nonzero = _row_masks(cells > 0)
     candidates: list[int] = []
@@ -266,7 +266,7 @@ def _build_small(board: Board) -> System | None:
         if nonzero[r] & ~near:
             return None
         above = hidden[r]
-        row_numbers = numbers[r] & near
+        row_numbers = ~hidden[r] & full & near
         while row_numbers:
             low = row_numbers & -row_numbers
             candidates.append(r * cols + low.bit_length() - 1)
