@@ -368,10 +368,18 @@ def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]
 
 def _row_masks(mask: np.ndarray) -> list[int]:
     """Each row of a boolean array as a Python integer (bit ``j``: column ``j``)."""
+    cols = mask.shape[1]
+    if cols <= 64:  # one product with the powers of two (exact in unsigned 64-bit integers)
+        return (mask @ _powers_of_two(cols)).tolist()
     packed = np.packbits(mask, axis=1, bitorder="little")
     data = packed.tobytes()
     step = packed.shape[1]
     return [int.from_bytes(data[k : k + step], "little") for k in range(0, len(data), step)]
+
+
+@lru_cache(maxsize=64)
+def _powers_of_two(n: int) -> np.ndarray:
+    return np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
 
 
 def _fail(value: int, cell: Cell, need: int, open_nb: int) -> None:

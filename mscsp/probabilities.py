@@ -150,13 +150,17 @@ class Solution:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
         out = np.full(self.board.shape, np.nan)
         out[self.board.cells == FLAG] = 1.0
+        cols = self.board.cols
+        where: list[int] = []  # cells given as tuples, set in one assignment
+        values: list[float] = []
         for odd in self.odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
                 out[odd.cells] = value
             else:
-                for r, c in odd.cells:
-                    out[r, c] = value
+                where += [r * cols + c for r, c in odd.cells]
+                values += [value] * len(odd.cells)
+        out.reshape(-1)[where] = values
         return out
 
     @cached_property
