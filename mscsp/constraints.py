@@ -228,7 +228,7 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
 #: cells are built by :func:`_build_small` (plain Python lists): there the array code's
 #: fixed cost (some thirty numpy calls) dominates, beyond it the per-number Python loop.
 SMALL_BOARD = 1024
-FEW_NUMBERS = 96
+FEW_NUMBERS = 64
 
 
 def _build_small(board: Board) -> System | None:
@@ -243,10 +243,10 @@ def _build_small(board: Board) -> System | None:
     """
     cells = board.cells
     rows, cols = cells.shape
-    n_flags = int(np.count_nonzero(cells == FLAG))
-    remaining = board.mines - n_flags
+    flags = np.flatnonzero(cells == FLAG).tolist()
+    remaining = board.mines - len(flags)
     if remaining < 0:
-        raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
+        raise InconsistentBoardError(f"{len(flags)} flags but only {board.mines} mines")
     covered = cells == COVERED
 
     # Only numbers next to a covered cell or a flag need a look: one bit mask per row
@@ -276,13 +276,15 @@ def _build_small(board: Board) -> System | None:
 
     flat = cells.ravel().tolist()
     around, coords = _neighbours(rows, cols)
+    flags_near = [0] * len(flat)
+    for f in flags:
+        for j in around[f]:
+            flags_near[j] += 1
     # Each number with its still-needed mines and covered neighbours, checked as we go.
     live: list[tuple[int, int, list[int]]] = []  # (cell, need, covered neighbours)
     for i in candidates:
         open_ = [j for j in around[i] if flat[j] == COVERED]
-        need = flat[i]
-        if n_flags:
-            need -= sum(1 for j in around[i] if flat[j] == FLAG)
+        need = flat[i] - flags_near[i]
         if need < 0 or need > len(open_):
             _fail(flat[i], coords[i], need, len(open_))
         if open_:

@@ -71,6 +71,26 @@ def test_small_build_matches_general_on_real_games(preset):
     assert used  # the fast path did take some positions
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_small_build_matches_general_with_flags(preset):
+    """As the players see the board: every other mine they have proven carries a flag."""
+    rows, cols, mines = PRESETS[preset]
+    used = 0
+    for g in range(3):
+        game = mscsp.Game(rows, cols, mines, seed=[9, g])
+        for k, board in enumerate(game_positions(game, first=(0, 0))):
+            cells = board.cells.copy()
+            mine_cells = np.argwhere(game.mine & (cells == COVERED))
+            for r, c in mine_cells[k % 2 :: 2]:
+                cells[r, c] = FLAG
+            flagged = Board(cells, mines)
+            fast = _small(flagged)
+            if fast is not None:
+                used += 1
+                assert fast == _general(flagged)
+    assert used
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     preset=st.sampled_from(list(PRESETS)),
