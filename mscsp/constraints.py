@@ -249,34 +249,23 @@ def _build_small(board: Board) -> System | None:
         raise InconsistentBoardError(f"{len(flags)} flags but only {board.mines} mines")
     covered = cells == COVERED
 
-    # Only numbers next to a covered cell or a flag need a look: one bit mask per row
-    # (covered or flag), spread to the neighbouring columns and rows, picks them out. A
-    # number elsewhere needs no mines, so it must be a 0.
-    hidden = _row_masks(cells < 0)
-    full = (1 << cols) - 1
-    if all(row == full for row in hidden):
+    numbers = np.flatnonzero(cells >= 0).tolist()
+    if not numbers:  # an untouched board: every covered cell is alike
         return System([], [], [], [], covered, remaining)
-    nonzero = _row_masks(cells > 0)
-    candidates: list[int] = []
-    above = 0
-    for r in range(rows):
-        below = hidden[r + 1] if r + 1 < rows else 0
-        near = above | hidden[r] | below
-        near |= (near << 1) | (near >> 1)
-        if nonzero[r] & ~near:
-            return None
-        above = hidden[r]
-        row_numbers = ~hidden[r] & full & near
-        while row_numbers:
-            low = row_numbers & -row_numbers
-            candidates.append(r * cols + low.bit_length() - 1)
-            row_numbers ^= low
-        if len(candidates) > FEW_NUMBERS:
-            return None
-
     flat = cells.ravel().tolist()
     around, coords = _neighbours(rows, cols)
-    flags_near = [0] * len(flat)
+    # Only numbers next to a covered cell or a flag need a look. A number elsewhere needs
+    # no mines, so it must be a 0 (else the array code names the first that is not).
+    if len(numbers) <= FEW_NUMBERS:
+        candidates = [i for i in numbers if any(flat[j] < 0 for j in around[i])]
+        if any(flat[i] for i in set(numbers).difference(candidates)):
+            return None
+    else:
+        candidates = _near_hidden(cells)
+        if candidates is None or len(candidates) > FEW_NUMBERS:
+            return None
+
+    flags_near = [0] * len(flat)  # flags around each cell
     for f in flags:
         for j in around[f]:
             flags_near[j] += 1
@@ -366,6 +355,33 @@ def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]
                 )
             )
     return around, [divmod(i, cols) for i in range(rows * cols)]
+
+
+def _near_hidden(cells: np.ndarray) -> list[int] | None:
+    """Row-major indices of the numbers next to a covered cell or a flag, found with one
+    bit mask per row (covered or flag) spread to the neighbouring columns and rows; stops
+    (``None``) past :data:`FEW_NUMBERS` of them or at a nonzero number that touches none."""
+    rows, cols = cells.shape
+    hidden = _row_masks(cells < 0)
+    nonzero = _row_masks(cells > 0)
+    full = (1 << cols) - 1
+    found: list[int] = []
+    above = 0
+    for r in range(rows):
+        below = hidden[r + 1] if r + 1 < rows else 0
+        near = above | hidden[r] | below
+        near |= (near << 1) | (near >> 1)
+        if nonzero[r] & ~near:
+            return None
+        above = hidden[r]
+        row_numbers = ~hidden[r] & full & near
+        while row_numbers:
+            low = row_numbers & -row_numbers
+            found.append(r * cols + low.bit_length() - 1)
+            row_numbers ^= low
+        if len(found) > FEW_NUMBERS:
+            return None
+    return found
 
 
 def _row_masks(mask: np.ndarray) -> list[int]:
