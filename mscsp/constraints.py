@@ -254,34 +254,37 @@ def _build_small(board: Board) -> System | None:
         return System([], [], [], [], covered, remaining)
     flat = cells.ravel().tolist()
     around, coords = _neighbours(rows, cols)
-    # Only numbers next to a covered cell or a flag need a look. A number elsewhere needs
-    # no mines, so it must be a 0 (else the array code names the first that is not).
-    if len(numbers) <= FEW_NUMBERS:
-        candidates = [i for i in numbers if any(flat[j] < 0 for j in around[i])]
-        if any(flat[i] for i in set(numbers).difference(candidates)):
+    # Only numbers next to a covered cell or a flag need a look: all of them when they are
+    # few, else those a bit mask per row picks out.
+    if len(numbers) > FEW_NUMBERS:
+        numbers = _near_hidden(cells)
+        if numbers is None:
             return None
-    else:
-        candidates = _near_hidden(cells)
-        if candidates is None or len(candidates) > FEW_NUMBERS:
-            return None
-
     flags_near = [0] * len(flat)  # flags around each cell
     for f in flags:
         for j in around[f]:
             flags_near[j] += 1
-    # Each number with its still-needed mines and covered neighbours, checked as we go.
+    # Each number with its still-needed mines and covered neighbours, checked as we go, and
+    # the single-point rules (see build_system) applied once.
     live: list[tuple[int, int, list[int]]] = []  # (cell, need, covered neighbours)
-    for i in candidates:
+    mines: set[int] = set()
+    safe: set[int] = set()
+    look = flat.__getitem__
+    for i in numbers:
+        if min(map(look, around[i])) >= 0:  # nothing hidden around: it must be a 0
+            if flat[i]:
+                return None  # (the array code names the first number that cannot be met)
+            continue
         open_ = [j for j in around[i] if flat[j] == COVERED]
         need = flat[i] - flags_near[i]
         if need < 0 or need > len(open_):
             _fail(flat[i], coords[i], need, len(open_))
         if open_:
             live.append((i, need, open_))
-
-    # The single-point rules, once (see build_system).
-    mines = {j for _, need, open_ in live if need == len(open_) for j in open_}
-    safe = {j for _, need, open_ in live if need == 0 for j in open_}
+            if need == len(open_):
+                mines.update(open_)
+            elif need == 0:
+                safe.update(open_)
     if mines & safe:
         raise InconsistentBoardError(
             "a cell must be both a mine and safe", coords[min(mines & safe)]

@@ -148,8 +148,7 @@ class Solution:
     @cached_property
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
-        out = np.full(self.board.shape, np.nan)
-        out[self.board.cells == FLAG] = 1.0
+        out = np.where(self.board.cells == FLAG, 1.0, np.nan)
         cols = self.board.cols
         where: list[int] = []  # cells given as tuples, set in one assignment
         values: list[float] = []
