@@ -224,11 +224,11 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     )
 
 
-#: Boards up to this many cells with at most :data:`FEW_NUMBERS` numbers next to covered
-#: cells are built by :func:`_build_small` (plain Python lists): there the array code's
-#: fixed cost (some thirty numpy calls) dominates, beyond it the per-number Python loop.
+#: Boards up to this many cells with at most :data:`FEW_NUMBERS` revealed numbers are built
+#: by :func:`_build_small` (plain Python lists): there the array code's fixed cost (some
+#: thirty numpy calls) dominates, beyond it the per-number Python loop.
 SMALL_BOARD = 1024
-FEW_NUMBERS = 64
+FEW_NUMBERS = 128
 
 
 def _build_small(board: Board) -> System | None:
@@ -238,28 +238,24 @@ def _build_small(board: Board) -> System | None:
     as the array code does, so groups, constraints and the first number an error names
     come out identical (``tests/test_fast_paths.py`` checks this on real-game positions).
     Returns ``None`` where the array code is the faster one (more than
-    :data:`FEW_NUMBERS` numbers next to covered cells or flags) and where a number cannot
-    be met without a look at every number (the array code names the first such).
+    :data:`FEW_NUMBERS` revealed numbers) and at a nonzero number with nothing hidden
+    around it (the array code names the first number that cannot be met).
     """
     cells = board.cells
     rows, cols = cells.shape
+    numbers = np.flatnonzero(cells >= 0)
+    if len(numbers) > FEW_NUMBERS:
+        return None
+    numbers = numbers.tolist()
     flags = np.flatnonzero(cells == FLAG).tolist()
     remaining = board.mines - len(flags)
     if remaining < 0:
         raise InconsistentBoardError(f"{len(flags)} flags but only {board.mines} mines")
     covered = cells == COVERED
-
-    numbers = np.flatnonzero(cells >= 0).tolist()
     if not numbers:  # an untouched board: every covered cell is alike
         return System([], [], [], [], covered, remaining)
     flat = cells.ravel().tolist()
     around, coords = _neighbours(rows, cols)
-    # Only numbers next to a covered cell or a flag need a look: all of them when they are
-    # few, else those a bit mask per row picks out.
-    if len(numbers) > FEW_NUMBERS:
-        numbers = _near_hidden(cells)
-        if numbers is None:
-            return None
     flags_near = [0] * len(flat)  # flags around each cell
     for f in flags:
         for j in around[f]:
@@ -358,49 +354,6 @@ def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]
                 )
             )
     return around, [divmod(i, cols) for i in range(rows * cols)]
-
-
-def _near_hidden(cells: np.ndarray) -> list[int] | None:
-    """Row-major indices of the numbers next to a covered cell or a flag, found with one
-    bit mask per row (covered or flag) spread to the neighbouring columns and rows; stops
-    (``None``) past :data:`FEW_NUMBERS` of them or at a nonzero number that touches none."""
-    rows, cols = cells.shape
-    hidden = _row_masks(cells < 0)
-    nonzero = _row_masks(cells > 0)
-    full = (1 << cols) - 1
-    found: list[int] = []
-    above = 0
-    for r in range(rows):
-        below = hidden[r + 1] if r + 1 < rows else 0
-        near = above | hidden[r] | below
-        near |= (near << 1) | (near >> 1)
-        if nonzero[r] & ~near:
-            return None
-        above = hidden[r]
-        row_numbers = ~hidden[r] & full & near
-        while row_numbers:
-            low = row_numbers & -row_numbers
-            found.append(r * cols + low.bit_length() - 1)
-            row_numbers ^= low
-        if len(found) > FEW_NUMBERS:
-            return None
-    return found
-
-
-def _row_masks(mask: np.ndarray) -> list[int]:
-    """Each row of a boolean array as a Python integer (bit ``j``: column ``j``)."""
-    cols = mask.shape[1]
-    if cols <= 64:  # one product with the powers of two (exact in unsigned 64-bit integers)
-        return (mask @ _powers_of_two(cols)).tolist()
-    packed = np.packbits(mask, axis=1, bitorder="little")
-    data = packed.tobytes()
-    step = packed.shape[1]
-    return [int.from_bytes(data[k : k + step], "little") for k in range(0, len(data), step)]
-
-
-@lru_cache(maxsize=64)
-def _powers_of_two(n: int) -> np.ndarray:
-    return np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
 
 
 def _fail(value: int, cell: Cell, need: int, open_nb: int) -> None:
