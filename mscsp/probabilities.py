@@ -148,18 +148,15 @@ class Solution:
     @cached_property
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
-        out = np.where(self.board.cells == FLAG, 1.0, np.nan)
-        cols = self.board.cols
-        where: list[int] = []  # cells given as tuples, set in one assignment
-        values: list[float] = []
+        out = np.full(self.board.shape, np.nan)
+        out[self.board.cells == FLAG] = 1.0
         for odd in self.odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
                 out[odd.cells] = value
             else:
-                where += [r * cols + c for r, c in odd.cells]
-                values += [value] * len(odd.cells)
-        out.reshape(-1)[where] = values
+                for r, c in odd.cells:
+                    out[r, c] = value
         return out
 
     @cached_property
