@@ -267,7 +267,7 @@ def _build_small(board: Board) -> System | None:
     safe: set[int] = set()
     look = flat.__getitem__
     for i in numbers:
-        if min(map(look, around[i])) >= 0:  # nothing hidden around: it must be a 0
+        if min(map(look, around[i]), default=0) >= 0:  # nothing hidden around: must be 0
             if flat[i]:
                 return None  # (the array code names the first number that cannot be met)
             continue

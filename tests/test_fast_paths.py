@@ -121,3 +121,20 @@ def test_small_build_matches_general_on_edited_positions(preset, game, step, edi
 def test_small_build_of_an_untouched_board():
     board = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
     assert _small(board) == _general(board)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    seed=st.integers(0, 2**32 - 1),
+    mines=st.integers(0, 40),
+)
+def test_small_build_matches_general_on_random_boards(shape, seed, mines):
+    """Any shape (one row, one column, one cell) and any mix of codes, most of them
+    inconsistent: the same system or the same error."""
+    rng = np.random.default_rng(seed)
+    codes = np.array([COVERED, COVERED, FLAG, 0, 1, 2, 3, 8], dtype=np.int8)
+    board = Board(rng.choice(codes, size=shape), mines)
+    fast = _small(board)
+    if fast is not None:
+        assert fast == _general(board)
