@@ -122,6 +122,38 @@ def time_corpus(path: str, repeat: int) -> list[str]:
     return lines
 
 
+def time_untouched(runs: int) -> list[str]:
+    """Expert-size boards with nothing or one number revealed: median of ``runs``
+    alternating runs of each solver."""
+    import ms_toollib
+
+    counter = get_backend("dss")
+    rows, cols, mines = PRESETS["expert"]
+    untouched = np.full((rows, cols), COVERED, dtype=np.int8)
+    one_number = untouched.copy()
+    one_number[rows // 2, cols // 2] = 2
+    lines = [
+        "| board | mscsp median ms | ms_toollib median ms | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, cells in (("untouched", untouched), ("one number revealed", one_number)):
+        board = Board(cells, mines)
+        theirs = toollib_board(board)
+        ours, peer = [], []
+        for i in range(runs):
+            pair = [
+                (ours, lambda b=board: mscsp.solve(b, counter).probabilities),
+                (peer, lambda t=theirs: ms_toollib.cal_probability_onboard(t, mines)),
+            ]
+            for times, fn in pair[:: 1 if i % 2 else -1]:
+                times.append(best_time(fn, 1))
+        lines.append(
+            f"| {label} | {np.median(ours):.4f} | {np.median(peer):.4f} "
+            f"| {np.median(ours) / np.median(peer):.2f} |"
+        )
+    return lines
+
+
 def summarise(records: list[dict]) -> list[str]:
     lines = [
         "| preset | stage | positions | mscsp median ms | ms_toollib median ms "
@@ -161,12 +193,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per position (best kept)")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument("--corpus", help="time the boards of this JSONL corpus instead")
+    parser.add_argument(
+        "--untouched",
+        type=int,
+        metavar="RUNS",
+        help="time expert boards with nothing or one number revealed instead (RUNS each)",
+    )
     parser.add_argument("--out", help="write the Markdown table here")
     args = parser.parse_args()
     import ms_toollib  # noqa: F401 - fail early when the peer is missing
 
     if args.corpus:
         emit(time_corpus(args.corpus, args.repeat), args.out)
+        return
+    if args.untouched:
+        emit(time_untouched(args.untouched), args.out)
         return
     records = [r for p in args.presets for r in time_preset(p, args.games, args.seed, args.repeat)]
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -7,6 +7,7 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -124,6 +125,10 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
         InconsistentBoardError: A number has more flags around it than its value, or fewer
             covered cells than it still needs, or the rules make a cell both safe and a mine.
     """
+    if board.cells.size <= SMALL_BOARD:
+        system = _build_small(board)
+        if system is not None:
+            return system
     cells = board.cells
     rows, cols = cells.shape
     covered = cells == COVERED
@@ -219,6 +224,146 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     )
 
 
+#: Boards up to this many cells with at most :data:`FEW_NUMBERS` revealed numbers are built
+#: by :func:`_build_small` (plain Python lists): there the array code's fixed cost (some
+#: thirty numpy calls) dominates, beyond it the per-number Python loop.
+SMALL_BOARD = 1024
+FEW_NUMBERS = 128
+
+
+def _build_small(board: Board) -> System | None:
+    """:func:`build_system` on plain Python lists: the same system, the same errors.
+
+    Visits the numbers in row-major order and their neighbours in the order of ``_DIRS``,
+    as the array code does, so groups, constraints and the first number an error names
+    come out identical (``tests/test_fast_paths.py`` checks this on real-game positions).
+    Returns ``None`` where the array code is the faster one (more than
+    :data:`FEW_NUMBERS` revealed numbers) and at a nonzero number with nothing hidden
+    around it (the array code names the first number that cannot be met).
+    """
+    cells = board.cells
+    rows, cols = cells.shape
+    numbers = np.flatnonzero(cells >= 0)
+    if len(numbers) > FEW_NUMBERS:
+        return None
+    numbers = numbers.tolist()
+    flags = np.flatnonzero(cells == FLAG).tolist()
+    remaining = board.mines - len(flags)
+    if remaining < 0:
+        raise InconsistentBoardError(f"{len(flags)} flags but only {board.mines} mines")
+    covered = cells == COVERED
+    if not numbers:  # an untouched board: every covered cell is alike
+        return System([], [], [], [], covered, remaining)
+    flat = cells.ravel().tolist()
+    around, coords = _neighbours(rows, cols)
+    flags_near = [0] * len(flat)  # flags around each cell
+    for f in flags:
+        for j in around[f]:
+            flags_near[j] += 1
+    # Each number with its still-needed mines and covered neighbours, checked as we go, and
+    # the single-point rules (see build_system) applied once.
+    live: list[tuple[int, int, list[int]]] = []  # (cell, need, covered neighbours)
+    mines: set[int] = set()
+    safe: set[int] = set()
+    look = flat.__getitem__
+    for i in numbers:
+        if min(map(look, around[i]), default=0) >= 0:  # nothing hidden around: must be 0
+            if flat[i]:
+                return None  # (the array code names the first number that cannot be met)
+            continue
+        open_ = [j for j in around[i] if flat[j] == COVERED]
+        need = flat[i] - flags_near[i]
+        if need < 0 or need > len(open_):
+            _fail(flat[i], coords[i], need, len(open_))
+        if open_:
+            live.append((i, need, open_))
+            if need == len(open_):
+                mines.update(open_)
+            elif need == 0:
+                safe.update(open_)
+    if mines & safe:
+        raise InconsistentBoardError(
+            "a cell must be both a mine and safe", coords[min(mines & safe)]
+        )
+    if mines or safe:
+        rest = []
+        for i, need, open_ in live:
+            left = []
+            for j in open_:
+                if j in mines:
+                    need -= 1
+                elif j not in safe:
+                    left.append(j)
+            if need < 0 or need > len(left):
+                _fail(flat[i], coords[i], need, len(left))
+            if left:
+                rest.append((i, need, left))
+        live = rest
+
+    # A cell's group is the set of numbers around it; groups are numbered by first cell.
+    seen_by: dict[int, list[int]] = {}
+    for k, (_, _, open_) in enumerate(live):
+        for j in open_:
+            seen_by.setdefault(j, []).append(k)
+    frontier = sorted(seen_by)
+    group_of: dict[tuple[int, ...], int] = {}
+    group_cells: list[list[Cell]] = []
+    members: list[list[int]] = [[] for _ in live]
+    for j in frontier:
+        key = tuple(seen_by[j])
+        g = group_of.get(key)
+        if g is None:
+            g = group_of[key] = len(group_cells)
+            group_cells.append([])
+            for number in key:
+                members[number].append(g)
+        group_cells[g].append(coords[j])
+    sizes = [len(group) for group in group_cells]
+    group_tuples = [tuple(group) for group in group_cells]
+    settled = []
+    for where, mine in ((safe, 0), (mines, 1)):
+        if where:
+            settled.append((len(sizes), mine * len(where)))
+            sizes.append(len(where))
+            group_tuples.append(tuple(coords[j] for j in sorted(where)))
+    unconstrained = covered.copy()
+    unconstrained.reshape(-1)[[*frontier, *mines, *safe]] = False
+    return System(
+        sizes=sizes,
+        cells=group_tuples,
+        constraints=[(tuple(m), need) for m, (_, need, _) in zip(members, live, strict=True)],
+        numbers=[coords[i] for i, _, _ in live],
+        unconstrained=unconstrained,
+        remaining=remaining,
+        settled=settled,
+    )
+
+
+@lru_cache(maxsize=16)
+def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]]:
+    """Row-major index of each cell's neighbours (in the order of ``_DIRS``), and each
+    index's ``(row, col)``."""
+    around = []
+    for r in range(rows):
+        for c in range(cols):
+            around.append(
+                tuple(
+                    (r + dr) * cols + c + dc
+                    for dr, dc in _DIRS
+                    if 0 <= r + dr < rows and 0 <= c + dc < cols
+                )
+            )
+    return around, [divmod(i, cols) for i in range(rows * cols)]
+
+
+def _fail(value: int, cell: Cell, need: int, open_nb: int) -> None:
+    raise InconsistentBoardError(
+        f"the {value} cannot be satisfied (it still needs {need} mines among {open_nb} open "
+        "neighbours)",
+        cell,
+    )
+
+
 def _check(
     flat: np.ndarray, numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, width: int
 ) -> None:
@@ -228,8 +373,4 @@ def _check(
     if bad.any():
         i = int(np.argmax(bad))
         r, c = divmod(int(numbers[i]), width)
-        raise InconsistentBoardError(
-            f"the {int(flat[numbers[i]])} cannot be satisfied (it still needs {int(need[i])} "
-            f"mines among {int(open_nb[i])} open neighbours)",
-            (r - 1, c - 1),
-        )
+        _fail(int(flat[numbers[i]]), (r - 1, c - 1), int(need[i]), int(open_nb[i]))

@@ -183,16 +183,18 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     propagate(constraints, lo, hi, deadline, touching=touching)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
     # expose new subsets.
-    derived = subset_rule(open_part(constraints, lo, hi))
+    remaining = open_part(constraints, lo, hi)
+    derived = subset_rule(remaining)
     if derived:
         every = constraints + derived
         touching_lists(every, len(lo), len(constraints), touching)
         propagate(every, lo, hi, deadline, first=len(constraints), touching=touching)
+        remaining = open_part(constraints, lo, hi)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
     residual: dict[tuple[int, ...], int] = {}
-    for groups, t in open_part(constraints, lo, hi):
+    for groups, t in remaining:
         if residual.setdefault(groups, t) != t:
             raise InconsistentBoardError("two numbers demand different mines of the same cells")
     if deadline is not None:

@@ -15,6 +15,7 @@ convolving polynomials are single big-integer operations.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -68,6 +69,16 @@ def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
     for k in range(1, nbytes // 8):
         joined = joined + (words[:, k] << (64 * k))
     return tuple(joined.tolist())
+
+
+@lru_cache(maxsize=1024)
+def _terms(size: int, bits: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For ``x = 0 .. size`` mines in a group of ``size`` cells, shifted to coefficient
+    ``x`` (``bits`` per coefficient): its layouts ``C(size, x)``, and those with one given
+    cell a mine ``C(size - 1, x - 1)``."""
+    layouts = tuple(comb(size, x) << (bits * x) for x in range(size + 1))
+    with_cell = tuple(comb(size - 1, x - 1) << (bits * x) if x else 0 for x in range(size + 1))
+    return layouts, with_cell
 
 
 def _single_group(size: int, targets: set[int]) -> ComponentCount:
@@ -135,8 +146,7 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     for size, touched, layout in plans:
         if backend is not None:
             backend._check_deadline(deadline)
-        # Per layer: weight of x mines in this group, shifted to coefficient x.
-        terms = [comb(size, x) << (bits * x) for x in range(size + 1)]
+        terms = _terms(size, bits)[0]
         own = [p for p, (is_own, _) in enumerate(layout) if is_own]
         nxt: dict[tuple, int] = {}
         level_edges = []
@@ -170,7 +180,7 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     beta: dict[tuple, int] = {(): 1} if () in alpha[-1] else {}
     marginals: list[int] = [0] * n
     for i in range(n - 1, -1, -1):
-        size = plans[i][0]
+        terms, cell_terms = _terms(plans[i][0], bits)
         prev: dict[tuple, int] = {}
         alpha_i = alpha[i]
         mass = 0
@@ -178,10 +188,9 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
             b = beta.get(new)
             if not b:
                 continue
-            shifted = b << (bits * x)
-            prev[key] = prev.get(key, 0) + comb(size, x) * shifted
+            prev[key] = prev.get(key, 0) + terms[x] * b
             if x:
-                mass += comb(size - 1, x - 1) * alpha_i[key] * shifted
+                mass += cell_terms[x] * alpha_i[key] * b
         marginals[order[i]] = mass
         beta = prev
     total = beta.get((), 0)

@@ -1,0 +1,140 @@
+"""The small-board fast paths give exactly what the general code gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mscsp
+from mscsp import constraints
+from mscsp.board import COVERED, FLAG, Board
+from mscsp.errors import InconsistentBoardError
+from mscsp.game import PRESETS
+from mscsp.positions import game_positions
+
+
+def _general(board: Board):
+    """The array code's answer (the fast path switched off), or its error."""
+    saved = constraints.SMALL_BOARD
+    constraints.SMALL_BOARD = 0
+    try:
+        return _outcome(constraints.build_system, board)
+    finally:
+        constraints.SMALL_BOARD = saved
+
+
+def _outcome(build, board: Board):
+    try:
+        system = build(board)
+    except InconsistentBoardError as error:
+        return ("error", str(error), error.cell)
+    return (
+        system.sizes,
+        system.cells,
+        system.constraints,
+        system.numbers,
+        system.unconstrained.tolist(),
+        system.remaining,
+        system.settled,
+    )
+
+
+def _small(board: Board):
+    """The fast path's answer, or ``None`` where it hands over to the array code."""
+    try:
+        system = constraints._build_small(board)
+    except InconsistentBoardError as error:
+        return ("error", str(error), error.cell)
+    return None if system is None else _outcome(lambda _: system, board)
+
+
+def _positions(preset: str, games: int) -> list[Board]:
+    rows, cols, mines = PRESETS[preset]
+    return [
+        board
+        for g in range(games)
+        for board in game_positions(mscsp.Game(rows, cols, mines, seed=[7, g]), first=(0, 0))
+    ]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_small_build_matches_general_on_real_games(preset):
+    positions = _positions(preset, 4)
+    used = 0
+    for board in positions:
+        fast = _small(board)
+        if fast is not None:
+            used += 1
+            assert fast == _general(board)
+    assert used  # the fast path did take some positions
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_small_build_matches_general_with_flags(preset):
+    """As the players see the board: every other mine they have proven carries a flag."""
+    rows, cols, mines = PRESETS[preset]
+    used = 0
+    for g in range(3):
+        game = mscsp.Game(rows, cols, mines, seed=[9, g])
+        for k, board in enumerate(game_positions(game, first=(0, 0))):
+            cells = board.cells.copy()
+            mine_cells = np.argwhere(game.mine & (cells == COVERED))
+            for r, c in mine_cells[k % 2 :: 2]:
+                cells[r, c] = FLAG
+            flagged = Board(cells, mines)
+            fast = _small(flagged)
+            if fast is not None:
+                used += 1
+                assert fast == _general(flagged)
+    assert used
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    preset=st.sampled_from(list(PRESETS)),
+    game=st.integers(0, 10_000),
+    step=st.floats(0, 1),
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, 29), st.integers(0, 29), st.sampled_from([COVERED, FLAG, 0, 1, 3, 8])
+        ),
+        max_size=4,
+    ),
+)
+def test_small_build_matches_general_on_edited_positions(preset, game, step, edits):
+    """Real-game positions, some with cells changed (flags, covered cells, wrong numbers):
+    the same system or the same error, naming the same cell."""
+    rows, cols, mines = PRESETS[preset]
+    boards = list(game_positions(mscsp.Game(rows, cols, mines, seed=[11, game]), first=(0, 0)))
+    board = boards[min(len(boards) - 1, int(step * len(boards)))]
+    cells = board.cells.copy()
+    for r, c, code in edits:
+        cells[r % rows, c % cols] = code
+    edited = Board(cells, mines)
+    fast = _small(edited)
+    if fast is not None:
+        assert fast == _general(edited)
+
+
+def test_small_build_of_an_untouched_board():
+    board = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
+    assert _small(board) == _general(board)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    seed=st.integers(0, 2**32 - 1),
+    mines=st.integers(0, 40),
+)
+def test_small_build_matches_general_on_random_boards(shape, seed, mines):
+    """Any shape (one row, one column, one cell) and any mix of codes, most of them
+    inconsistent: the same system or the same error."""
+    rng = np.random.default_rng(seed)
+    codes = np.array([COVERED, COVERED, FLAG, 0, 1, 2, 3, 8], dtype=np.int8)
+    board = Board(rng.choice(codes, size=shape), mines)
+    fast = _small(board)
+    if fast is not None:
+        assert fast == _general(board)
