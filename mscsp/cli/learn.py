@@ -14,7 +14,6 @@ import click
 from ..errors import BackendUnavailableError, InvalidInputError
 from ..game import PRESETS, Game
 from .options import (
-    FiniteFloat,
     backend_option,
     board_size,
     exit_interrupted,
@@ -24,6 +23,7 @@ from .options import (
     reports_errors,
     seed_option,
     size_option,
+    training_options,
     workers_option,
 )
 
@@ -151,29 +151,10 @@ def data(
     show_default=True,
     help="Targets: exact CSP probabilities or the mine layout.",
 )
-@click.option(
-    "--steps",
-    type=click.IntRange(min=1),
-    default=2000,
-    show_default=True,
-    help="Training steps in all (a resumed run may be given more).",
-)
-@click.option(
-    "--batch", type=click.IntRange(min=1), default=64, show_default=True, help="Positions per step."
-)
-@click.option(
-    "--lr",
-    type=FiniteFloat(0.0),
-    default=3e-3,
-    show_default=True,
-    help="Peak learning rate (warm-up, then cosine decay).",
-)
-@click.option(
-    "--eval-every",
-    type=click.IntRange(min=1),
-    default=250,
-    show_default=True,
-    help="Steps between validation and checkpoints.",
+@training_options(
+    "Training steps in all (a resumed run may be given more).",
+    3e-3,
+    "Peak learning rate (warm-up, then cosine decay).",
 )
 @click.option(
     "--fresh", is_flag=True, help="Start the run directory over instead of resuming its state."

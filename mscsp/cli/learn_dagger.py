@@ -9,7 +9,6 @@ import click
 
 from ..game import Game
 from .learn import require_ml
-from .learn_options import training_options
 from .options import (
     backend_option,
     board_size,
@@ -21,6 +20,7 @@ from .options import (
     reports_errors,
     seed_option,
     size_option,
+    training_options,
     workers_option,
 )
 

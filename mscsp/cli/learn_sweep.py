@@ -8,8 +8,7 @@ import click
 
 from ..game import PRESETS
 from .learn import require_ml
-from .learn_options import training_options
-from .options import json_option, reports_errors, seed_option
+from .options import json_option, reports_errors, seed_option, training_options
 
 
 @click.command()
