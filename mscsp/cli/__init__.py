@@ -8,6 +8,7 @@ from .. import __version__
 from .backends import backends
 from .bench import bench
 from .learn import learn
+from .learn_seeds import system
 from .play import play
 from .probs import probs
 
@@ -21,5 +22,6 @@ def main() -> None:
 main.add_command(probs)
 main.add_command(backends)
 main.add_command(bench)
+learn.add_command(system)
 main.add_command(learn)
 main.add_command(play)
