@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from mscsp.board import COVERED
-from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell
 
 from .artefacts import artefact, write_json
@@ -64,8 +63,6 @@ def train(
     from .train import train as run_training
 
     rows, cols, mines = tuple(board) if board else BOARD
-    if (rows, cols) != BOARD[:2]:
-        raise InvalidInputError("alexnet's dense head is built for 8x8 boards (config alexnet)")
     work = Path(out) / "alexnet-work"
     start = time.perf_counter()
     spec = GenSpec(rows, cols, mines)

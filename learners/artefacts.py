@@ -33,6 +33,21 @@ def artefact(path: str | Path | None, default: str) -> Path:
     return found
 
 
+def shipped(pattern: str) -> list[Path]:
+    """The shipped artefacts matching ``pattern`` (one per board for per-board systems).
+
+    Raises:
+        InvalidInputError: None is shipped.
+    """
+    found = sorted(weights_dir().glob(pattern))
+    if not found:
+        raise InvalidInputError(
+            f"no shipped artefact {pattern} in {weights_dir()}; train one with "
+            "'mscsp learn system ...' and pass -o weights=FILE"
+        )
+    return found
+
+
 def episode_seed(seed: int, index: int) -> int:
     """An independent 63-bit seed for episode/game ``index`` of a run seeded ``seed``.
 

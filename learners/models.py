@@ -141,43 +141,36 @@ class Logistic(nnx.Module):
 
 
 class AlexNet(nnx.Module):
-    """Seed 002's AlexNet-like CNN (section 2.2), scaled to an 8x8 board and a shared CPU.
+    """Seed 002's AlexNet-like CNN (section 2.2), scaled to a shared CPU.
 
     AlexNet's shape: a wide first convolution (5x5), then 3x3 convolutions of growing then
-    shrinking width, then two dense layers and a dense output of one logit per cell. No
-    pooling (an 8x8 board has no resolution to spare). Fixed to one board size.
+    shrinking width, then two dense layers and an output layer. The dense layers act on each
+    cell's feature vector (1x1 convolutions), so the net plays any board size; its receptive
+    field (13x13) covers the whole 8x8 board it is trained on. No pooling (an 8x8 board has no
+    resolution to spare).
     """
 
     def __init__(
         self,
         *,
-        rows: int = 8,
-        cols: int = 8,
         widths: tuple[int, ...] = (24, 48, 64, 64, 48),
         dense: int = 128,
         rngs: nnx.Rngs,
     ):
-        self.rows, self.cols = rows, cols
         sizes = [(5, 5)] + [(3, 3)] * (len(widths) - 1)
         chans = [N_CHANNELS, *widths]
         self.convs = nnx.List(
             [nnx.Conv(a, b, k, rngs=rngs) for (a, b), k in zip(pairwise(chans), sizes, strict=True)]
         )
-        self.fc1 = nnx.Linear(widths[-1] * rows * cols, dense, rngs=rngs)
-        self.fc2 = nnx.Linear(dense, dense, rngs=rngs)
-        self.out = nnx.Linear(dense, rows * cols, rngs=rngs)
+        self.fc1 = nnx.Conv(widths[-1], dense, (1, 1), rngs=rngs)
+        self.fc2 = nnx.Conv(dense, dense, (1, 1), rngs=rngs)
+        self.out = nnx.Conv(dense, 1, (1, 1), rngs=rngs)
 
     def __call__(self, x: jax.Array) -> jax.Array:
-        if x.shape[1:3] != (self.rows, self.cols):
-            raise ValueError(
-                f"alexnet is built for {self.rows}x{self.cols}, got {x.shape[1]}x{x.shape[2]}"
-            )
-        h = x
         for conv in self.convs:
-            h = nnx.relu(conv(h))
-        h = nnx.relu(self.fc1(h.reshape(x.shape[0], -1)))
-        h = nnx.relu(self.fc2(h))
-        return self.out(h).reshape(x.shape[:3])
+            x = nnx.relu(conv(x))
+        x = nnx.relu(self.fc2(nnx.relu(self.fc1(x))))
+        return self.out(x)[..., 0]
 
 
 class Table1Mlp(nnx.Module):
@@ -234,7 +227,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "mlp-window": {"model": "mlp-window"},
     "mlp-board": {"model": "mlp-board", "rows": 9, "cols": 9},
     "logistic": {"model": "logistic"},
-    "alexnet": {"model": "alexnet", "rows": 8, "cols": 8},
+    "alexnet": {"model": "alexnet"},
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.svm import SVC
 
 from mscsp import Board
@@ -25,7 +25,7 @@ from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
 from ..artefacts import Progress, artefact, write_atomic, write_json
-from .data import CODES, PAPER_BOARDS, algorithm1, oracle_states, perimeter, windows
+from .data import PAPER_BOARDS, algorithm1, one_hot, oracle_states, perimeter, windows
 
 RADIUS = 2
 
@@ -56,12 +56,6 @@ def hash_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-def encoder() -> OneHotEncoder:
-    """One-hot encoding of every window cell over the fixed code alphabet."""
-    n = (2 * RADIUS + 1) ** 2 - 1
-    return OneHotEncoder(categories=[CODES] * n, handle_unknown="ignore")
-
-
 def make_pipeline_for(kind: str, seed: int = 0) -> Pipeline:
     """The scikit-learn pipeline of ``kind`` (``"logistic"`` or ``"svm"``)."""
     if kind == "logistic":
@@ -70,7 +64,7 @@ def make_pipeline_for(kind: str, seed: int = 0) -> Pipeline:
         model = SVC(kernel="rbf", C=1.0, class_weight="balanced", random_state=seed)
     else:
         raise InvalidInputError(f"unknown local classifier {kind!r}")
-    return make_pipeline(encoder(), model)
+    return make_pipeline(FunctionTransformer(one_hot), model)
 
 
 class LocalPlayer(Player):

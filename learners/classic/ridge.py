@@ -18,14 +18,14 @@ import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import FunctionTransformer
 
 from mscsp import Board
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, write_atomic, write_json
-from .data import CODES, algorithm1, oracle_states
+from ..artefacts import Progress, artefact, shipped, write_atomic, write_json
+from .data import algorithm1, one_hot, oracle_states
 from .local import hash_seed
 
 #: Boards the paper's regression figures use (4x4 with 3 mines) and its 5x5 comparison.
@@ -65,11 +65,9 @@ def ridge_dataset(
     return x, np.array([seen[k] for k in keys])
 
 
-def search(n_cells: int, seed: int) -> GridSearchCV:
+def search(seed: int) -> GridSearchCV:
     """Cross-validated kernel ridge on one-hot board features."""
-    pipe = make_pipeline(
-        OneHotEncoder(categories=[CODES] * n_cells, handle_unknown="ignore"), KernelRidge()
-    )
+    pipe = make_pipeline(FunctionTransformer(one_hot), KernelRidge())
     folds = KFold(3, shuffle=True, random_state=seed)
     return GridSearchCV(pipe, GRID, cv=folds, scoring="neg_mean_squared_error")
 
@@ -115,7 +113,7 @@ def train(
         start = time.perf_counter()
         x, y = ridge_dataset(rows, cols, mines, games or 600, seed)
         log(f"global-ridge {rows}x{cols}/{mines}: {len(x)} distinct positions")
-        grid = search(rows * cols, seed).fit(x, y)
+        grid = search(seed).fit(x, y)
         path = Path(out) / file_name(rows, cols, mines)
         write_atomic(path, pickle.dumps(grid.best_estimator_))
         meta = {
@@ -136,7 +134,7 @@ def train(
 
 def make_player(weights: str | None = None) -> RidgePlayer:
     """``global-ridge``: every shipped board model, or the one pickled at ``weights``."""
-    paths = [artefact(weights, "")] if weights else [artefact(None, file_name(*b)) for b in BOARDS]
+    paths = [artefact(weights, "")] if weights else shipped("global-ridge-*.pkl")
     models = {}
     for path in paths:
         try:

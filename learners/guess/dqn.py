@@ -158,6 +158,8 @@ def simulate(
         game_seed = episode_seed(seed, g)
         board = random_board(np.random.default_rng([game_seed, 2]), max_rows=12)
         game, record = play_recorded(player, *board, game_seed)
+        if not record:
+            continue
         safe = game.safe_cells
         afters = [rec.revealed_before for rec in record[1:]] + [game.revealed]
         rewards = [
@@ -190,6 +192,7 @@ def train(
     With ``resume``, an alpha fit already in ``OUT/csp-dqn-alpha.json`` is reused.
     """
     start = time.perf_counter()
+    Path(out).mkdir(parents=True, exist_ok=True)
     alpha_path = Path(out) / "csp-dqn-alpha.json"
     if resume and alpha_path.exists():
         fitted = json.loads(alpha_path.read_text())

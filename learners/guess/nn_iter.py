@@ -55,6 +55,7 @@ def train(
     """Runs Algorithm 4 for ``games`` episodes (default 30; the paper 100) of 10 games each."""
     episodes = games or 30
     path = Path(out) / FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
     state_path = path.with_name(path.name + ".state")
     model = build(CONFIG, seed=seed)
     optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)

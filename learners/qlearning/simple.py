@@ -24,7 +24,7 @@ from mscsp.board import COVERED
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, episode_seed, write_json
+from ..artefacts import Progress, artefact, episode_seed, shipped, write_json
 from ..classic.data import perimeter
 from .tables import load_table, save_table
 
@@ -200,8 +200,11 @@ class QSimplePlayer(Player):
 
 
 def make_player(weights: str | None = None) -> QSimplePlayer:
-    """``q-simple`` with the shipped tables (4x4/3, 5x5/5) or the one at ``weights``."""
-    paths = [artefact(weights, "")] if weights else [artefact(None, file_name(*b)) for b in BOARDS]
+    """``q-simple`` with every shipped table (``q-simple-RxCxM.npz``) or the one at ``weights``."""
+    if weights:
+        paths = [artefact(weights, "")]
+    else:  # tables of Algorithm 2 ("-initial") are for study, not play by default
+        paths = [p for p in shipped("q-simple-*.npz") if not p.stem.endswith("-initial")]
     tables = {}
     for path in paths:
         table, meta = SimpleTable.load(path)
