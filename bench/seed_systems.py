@@ -21,7 +21,8 @@ from mscsp.harness import RunConfig, RunLog, run
 
 OUT = Path(__file__).parent / "results" / "seeds"
 SEED = 2026
-#: ``(job name, strategy, rows, cols, mines, games, player options)``, most important first.
+#: ``(job name, strategy, rows, cols, mines, games, player options)``, most important first;
+#: a ``first_click`` entry in the options sets the rule (default ``safe``).
 JOBS: list[tuple[str, str, int, int, int, int, dict]] = [
     ("local-logistic-4x4x3", "local-logistic", 4, 4, 3, 2000, {}),
     ("local-svm-4x4x3", "local-svm", 4, 4, 3, 2000, {}),
@@ -36,6 +37,8 @@ JOBS: list[tuple[str, str, int, int, int, int, dict]] = [
     ("alexnet-8x8x10", "alexnet", 8, 8, 10, 2000, {}),
     ("rules-8x8x10", "rules", 8, 8, 10, 2000, {}),
     ("csp-minprob-8x8x10", "csp-minprob", 8, 8, 10, 2000, {}),
+    ("rules-8x8x10-opening", "rules", 8, 8, 10, 2000, {"first_click": "opening"}),
+    ("alexnet-8x8x10-opening", "alexnet", 8, 8, 10, 2000, {"first_click": "opening"}),
     ("csp-edge-9x9x10", "csp-edge", 9, 9, 10, 2000, {}),
     ("csp-xgb-9x9x10", "csp-xgb", 9, 9, 10, 2000, {}),
     ("csp-nn-iter-9x9x10", "csp-nn-iter", 9, 9, 10, 2000, {}),
@@ -76,7 +79,11 @@ def run_jobs(only: list[str], scale: float, workers: int, presets: bool) -> None
         if only and not any(o in job for o in only):
             continue
         games = max(1, math.ceil(games * scale))
-        config = RunConfig(strategy, rows, cols, mines, seed=SEED, options=options)
+        options = dict(options)
+        rule = options.pop("first_click", "safe")
+        config = RunConfig(
+            strategy, rows, cols, mines, first_click=rule, seed=SEED, options=options
+        )
         log = OUT / f"{job}.jsonl"
         resume = log.exists()
         if resume:

@@ -13,8 +13,6 @@ import sys
 
 import click
 
-from learners.registry import SYSTEMS, get_system
-
 from ..errors import InvalidInputError
 from ..game import PRESETS
 from .options import json_option, reports_errors, seed_option
@@ -41,7 +39,7 @@ def parse_board(preset: str | None, size: str | None, mines: int | None) -> tupl
 
 
 @click.command("system")
-@click.argument("name", required=False, type=click.Choice(list(SYSTEMS)))
+@click.argument("name", required=False)
 @click.option("--list", "list_systems", is_flag=True, help="List the systems and exit.")
 @click.option(
     "--out",
@@ -85,11 +83,14 @@ def system(
     resume: bool,
     as_json: bool,
 ) -> None:
-    """Trains learned system NAME of the seed papers (progress on stderr).
+    """Trains learned system NAME of the seed papers (progress on stderr; names: --list).
 
     The default board is the paper's; --preset or --size/--mines trains on another.
     Then play it with: mscsp play --strategy NAME -o weights=OUT/FILE.
     """
+    # Imported here: loading mscsp.cli never imports the learners package.
+    from learners.registry import SYSTEMS, get_system
+
     if list_systems or name is None:
         for s in SYSTEMS.values():
             mark = "" if s.supported() else f"  (needs mscsp[{s.extra}])"
