@@ -30,9 +30,7 @@ class CspXgbPlayer(RankingPlayer):
         self.booster = booster
 
     def rank(self, state: GuessState, cells: np.ndarray) -> np.ndarray:
-        import xgboost
-
-        return self.booster.predict(xgboost.DMatrix(features(state, cells)))
+        return self.booster.inplace_predict(features(state, cells))
 
 
 def train(
@@ -82,4 +80,5 @@ def make_player(weights: str | None = None, backend: str = "dss") -> CspXgbPlaye
     except xgboost.core.XGBoostError as exc:
         raise InvalidInputError(f"{path} is not an XGBoost model ({exc})") from None
     booster.feature_names = None
+    booster.set_param({"nthread": 1})  # one guess at a time: threads only add overhead
     return CspXgbPlayer(booster, backend)
