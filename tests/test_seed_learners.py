@@ -171,7 +171,7 @@ def test_ridge_fits_and_plays(tmp_path) -> None:
     pytest.importorskip("sklearn")
     from learners.classic import ridge
 
-    meta = ridge.train(tmp_path, games=40, board=(4, 4, 3), log=lambda m: None)
+    meta = ridge.train(tmp_path, games=20, board=(4, 4, 3), log=lambda m: None)
     assert meta["4x4x3"]["positions"] > 20
     player = get_learned("global-ridge", weights=str(tmp_path / ridge.file_name(4, 4, 3)))
     plays_whole_game(player, (4, 4, 3))
@@ -214,10 +214,12 @@ def test_csp_xgb_fits_and_plays(tmp_path) -> None:
 
 def test_csp_nn_iter_resume_matches_one_run(tmp_path, monkeypatch) -> None:
     pytest.importorskip("jax")
-    from learners.guess import nn_iter
+    from learners.guess import common, nn_iter
     from learners.train import load_model
 
+    small = common.random_board
     monkeypatch.setattr(nn_iter, "BATCH_GAMES", 3)
+    monkeypatch.setattr(common, "random_board", lambda rng: small(rng, max_rows=7))
     quiet = {"log": lambda m: None, "epochs": 2}
     nn_iter.train(tmp_path / "a", games=2, **quiet)
     nn_iter.train(tmp_path / "b", games=1, **quiet)
@@ -248,13 +250,30 @@ def test_csp_dqn_single_and_iterative(tmp_path, monkeypatch) -> None:
 
 def test_alexnet_fits_and_plays(tmp_path) -> None:
     pytest.importorskip("jax")
-    from learners import alexnet
+    from flax import nnx
 
-    meta = alexnet.train(tmp_path, games=4, steps=3, log=lambda m: None)
-    assert meta["steps"] == 3
-    player = get_learned("alexnet", weights=str(tmp_path / alexnet.FILE))
-    plays_whole_game(player, (8, 8, 10))
-    plays_whole_game(player, (9, 9, 10), games=1)  # fully convolutional: any size
+    from learners import data, models, train
+
+    positions = [
+        (b.cells, s.probabilities)
+        for b, s, _ in data.play_positions(data.GenSpec(8, 8, 10), seed=1, backend="dss")
+    ]
+    cells = np.array([c for c, _ in positions])
+    target = np.nan_to_num(np.array([p for _, p in positions])).astype(np.float32)
+    model = models.build("alexnet", seed=0)
+    optimizer = nnx.Optimizer(model, optax_adam(), wrt=nnx.Param)
+    x = data.encode(cells, 10)
+    losses = [float(train.train_step(model, optimizer, x, target, cells == -1)) for _ in range(3)]
+    assert losses[-1] < losses[0]
+    path = tmp_path / "alexnet.msgpack"
+    train.save_model(path, model, models.CONFIGS["alexnet"])
+    plays_whole_game(get_learned("alexnet", weights=str(path)), (8, 8, 10), games=1)
+
+
+def optax_adam():
+    import optax
+
+    return optax.adam(1e-3)
 
 
 # --- shipped artefacts and the CLI ---------------------------------------------------
