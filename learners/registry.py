@@ -84,7 +84,7 @@ _SYSTEMS = (
         "classic",
         _CLASSIC,
         "001 III.A.1",
-        "class-weighted RBF SVM on the 5x5 window, positive = certainly safe, Algorithm 1",
+        "class-weighted RBF SVM (Nystroem) on the 5x5 window, certainly-safe labels, Algorithm 1",
     ),
     LearnedSystem(
         "global-ridge",
