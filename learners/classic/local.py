@@ -20,6 +20,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
 
 from mscsp import Board
 from mscsp.errors import InvalidInputError
@@ -89,7 +90,9 @@ class LocalPlayer(Player):
         edge = perimeter(board.cells).ravel()
         safety = np.full(board.cells.size, -np.inf)
         if edge.any():
-            safety[edge] = self.pipeline.decision_function(windows(board.cells, RADIUS)[edge])
+            # One BLAS thread: a few dozen rows per move, where thread start-up dominates.
+            with threadpool_limits(1):
+                safety[edge] = self.pipeline.decision_function(windows(board.cells, RADIUS)[edge])
         safety = safety.reshape(board.shape)
         cell, guessed = algorithm1(board, safety, safety > 0, rng)
         self.turn_guesses = int(guessed)

@@ -19,6 +19,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer
+from threadpoolctl import threadpool_limits
 
 from mscsp import Board
 from mscsp.errors import InvalidInputError
@@ -94,7 +95,8 @@ class RidgePlayer(Player):
                 f"'mscsp learn system global-ridge --size "
                 f"{board.rows}x{board.cols} --mines {board.mines}'"
             )
-        probs = model.predict(board.cells.reshape(1, -1))[0].reshape(board.shape)
+        with threadpool_limits(1):  # one row per move: BLAS threads only add overhead
+            probs = model.predict(board.cells.reshape(1, -1))[0].reshape(board.shape)
         cell, guessed = algorithm1(board, -probs, probs < 0.5, rng)
         self.turn_guesses = int(guessed)
         return [cell]
