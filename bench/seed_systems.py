@@ -47,7 +47,7 @@ JOBS: list[tuple[str, str, int, int, int, int, dict]] = [
     ("csp-minprob-9x9x10", "csp-minprob", 9, 9, 10, 2000, {}),
     ("best-9x9x10", "best", 9, 9, 10, 2000, {}),
 ]
-PRESET_GAMES = {"beginner": 500, "intermediate": 1000, "expert": 600}
+PRESET_GAMES = {"beginner": 500, "intermediate": 2000, "expert": 2000}
 PRESET_SYSTEMS = (
     "csp-minprob",
     "best",
