@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import pickle
 import sys
 import time
 from importlib import resources
@@ -65,6 +67,23 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     tmp.replace(path)
+
+
+def dump_pickle(path: str | Path, obj: Any) -> None:
+    """A gzip-compressed pickle of ``obj`` (fitted scikit-learn pipelines), written atomically."""
+    write_atomic(path, gzip.compress(pickle.dumps(obj), mtime=0))
+
+
+def load_pickle(path: Path, what: str) -> Any:
+    """The object :func:`dump_pickle` wrote to ``path``.
+
+    Raises:
+        InvalidInputError: The file is not such an artefact.
+    """
+    try:
+        return pickle.loads(gzip.decompress(path.read_bytes()))
+    except Exception as exc:  # gzip and unpickling raise many kinds; all mean a bad file
+        raise InvalidInputError(f"{path} is not a {what} artefact ({exc})") from None
 
 
 def write_json(path: str | Path, data: dict[str, Any]) -> None:

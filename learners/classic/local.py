@@ -9,7 +9,6 @@ as the paper does against its 66 % negative skew. Play follows Algorithm 1.
 
 from __future__ import annotations
 
-import pickle
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from mscsp import Board
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, write_atomic, write_json
+from ..artefacts import Progress, artefact, dump_pickle, load_pickle, write_json
 from .data import PAPER_BOARDS, algorithm1, one_hot, oracle_states, perimeter, windows
 
 RADIUS = 2
@@ -120,7 +119,7 @@ def _train(kind: str, out: Path, seed: int, games: int, max_samples: int | None,
     log(f"local-{kind}: {len(x)} perimeter cells, {100 * y.mean():.1f} % certainly safe")
     pipeline = fit(kind, x, y, seed, max_samples)
     path = Path(out) / f"local-{kind}.pkl"
-    write_atomic(path, pickle.dumps(pipeline))
+    dump_pickle(path, pipeline)
     meta = {
         "system": f"local-{kind}",
         "boards": [list(b) for b in PAPER_BOARDS],
@@ -152,11 +151,7 @@ def train_svm(
 
 def load(kind: str, weights: str | Path | None = None) -> Pipeline:
     """The pickled pipeline at ``weights`` or the shipped one."""
-    path = artefact(weights, f"local-{kind}.pkl")
-    try:
-        return pickle.loads(path.read_bytes())
-    except Exception as exc:  # unpickling raises many kinds; all mean a bad file
-        raise InvalidInputError(f"{path} is not a local-{kind} artefact ({exc})") from None
+    return load_pickle(artefact(weights, f"local-{kind}.pkl"), f"local-{kind}")
 
 
 def make_player(weights: str | None = None) -> LocalPlayer:

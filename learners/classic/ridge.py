@@ -10,7 +10,6 @@ why the paper (and we) use it on small boards only.
 
 from __future__ import annotations
 
-import pickle
 import time
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from mscsp import Board
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, shipped, write_atomic, write_json
+from ..artefacts import Progress, artefact, dump_pickle, load_pickle, shipped, write_json
 from .data import algorithm1, one_hot, oracle_states
 from .local import hash_seed
 
@@ -117,7 +116,7 @@ def train(
         log(f"global-ridge {rows}x{cols}/{mines}: {len(x)} distinct positions")
         grid = search(seed).fit(x, y)
         path = Path(out) / file_name(rows, cols, mines)
-        write_atomic(path, pickle.dumps(grid.best_estimator_))
+        dump_pickle(path, grid.best_estimator_)
         meta = {
             "system": "global-ridge",
             "board": [rows, cols, mines],
@@ -139,10 +138,7 @@ def make_player(weights: str | None = None) -> RidgePlayer:
     paths = [artefact(weights, "")] if weights else shipped("global-ridge-*.pkl")
     models = {}
     for path in paths:
-        try:
-            model = pickle.loads(path.read_bytes())
-        except Exception as exc:  # unpickling raises many kinds; all mean a bad file
-            raise InvalidInputError(f"{path} is not a global-ridge artefact ({exc})") from None
+        model = load_pickle(path, "global-ridge")
         rows, cols, mines = (int(v) for v in path.stem.rsplit("-", 1)[1].split("x"))
         models[rows, cols, mines] = model
     return RidgePlayer(models)
