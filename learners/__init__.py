@@ -3,4 +3,9 @@
 Modules: :mod:`.data` (labelled positions), :mod:`.models` (named configs), :mod:`.train`,
 :mod:`.evaluate`, :mod:`.player` (``learner:PATH`` for ``mscsp play``). Nothing here is
 imported by ``import mscsp``; the ``ml`` extra provides JAX, Flax and optax.
+
+The seed papers' other learning systems are registered by name in :mod:`.registry`:
+:mod:`.classic` (seed 001, scikit-learn), :mod:`.qlearning` (seeds 001 and 002, tabular, on
+the ``mscsp/Minesweeper-v0`` environment), :mod:`.alexnet` (seed 002) and :mod:`.guess`
+(seed 004's learned guess heuristics); see ``docs/seeds.md``.
 """

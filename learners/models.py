@@ -4,6 +4,9 @@ Every model takes ``x`` of shape ``(batch, rows, cols, N_CHANNELS)`` (see
 :func:`learners.data.encode`) and returns logits ``(batch, rows, cols)``. All but
 ``mlp-board`` are fully convolutional and so accept any board size.
 
+``table1-mlp`` and ``table2-qnet`` (seed 004's guess heuristics) are the exceptions: they map
+feature vectors to one value and are built from config dicts, not named configs.
+
 Named configs (:data:`CONFIGS`) are what the CLI and checkpoints refer to; a checkpoint stores
 its config, so :func:`build` can rebuild the model before loading its weights.
 """
@@ -145,12 +148,83 @@ class Logistic(nnx.Module):
         return self.conv(x)[..., 0]
 
 
+class AlexNet(nnx.Module):
+    """Seed 002's AlexNet-like CNN (section 2.2), scaled to a shared CPU.
+
+    AlexNet's shape: a wide first convolution (5x5), then 3x3 convolutions of growing then
+    shrinking width, then two dense layers and an output layer. The dense layers act on each
+    cell's feature vector (1x1 convolutions), so the net plays any board size; its receptive
+    field (13x13) covers the whole 8x8 board it is trained on. No pooling (an 8x8 board has no
+    resolution to spare).
+    """
+
+    def __init__(
+        self,
+        *,
+        widths: tuple[int, ...] = (24, 48, 64, 64, 48),
+        dense: int = 128,
+        rngs: nnx.Rngs,
+    ):
+        sizes = [(5, 5)] + [(3, 3)] * (len(widths) - 1)
+        chans = [N_CHANNELS, *widths]
+        self.convs = nnx.List(
+            [nnx.Conv(a, b, k, rngs=rngs) for (a, b), k in zip(pairwise(chans), sizes, strict=True)]
+        )
+        self.fc1 = nnx.Conv(widths[-1], dense, (1, 1), rngs=rngs)
+        self.fc2 = nnx.Conv(dense, dense, (1, 1), rngs=rngs)
+        self.out = nnx.Conv(dense, 1, (1, 1), rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        for conv in self.convs:
+            x = nnx.relu(conv(x))
+        x = nnx.relu(self.fc2(nnx.relu(self.fc1(x))))
+        return self.out(x)[..., 0]
+
+
+class Table1Mlp(nnx.Module):
+    """Seed 004's Table 1 classifier on state-action feature vectors (not boards).
+
+    ``features`` -> ``features`` -> 5 -> 5 (ReLU), then one logit (sigmoid in the loss).
+    """
+
+    def __init__(self, *, features: int, rngs: nnx.Rngs):
+        widths = [features, features, features, 5, 5]
+        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in pairwise(widths)])
+        self.out = nnx.Linear(5, 1, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        for layer in self.layers:
+            x = nnx.relu(layer(x))
+        return self.out(x)[..., 0]
+
+
+class Table2QNet(nnx.Module):
+    """Seed 004's Table 2 Q-network on a flattened ``sub x sub`` score sub-state.
+
+    Layers of ``sub * sub`` units with ReLU, tanh, linear, linear activations, then one
+    tanh output (the expected discounted reward).
+    """
+
+    def __init__(self, *, sub: int = 3, rngs: nnx.Rngs):
+        n = sub * sub
+        self.layers = nnx.List([nnx.Linear(n, n, rngs=rngs) for _ in range(4)])
+        self.out = nnx.Linear(n, 1, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        first, second, third, fourth = self.layers
+        h = fourth(third(jnp.tanh(second(nnx.relu(first(x))))))
+        return jnp.tanh(self.out(h))[..., 0]
+
+
 _CLASSES = {
     "cnn-seed": CnnSeed,
     "resnet": ResNet,
     "mlp-window": MlpWindow,
     "mlp-board": MlpBoard,
     "logistic": Logistic,
+    "alexnet": AlexNet,
+    "table1-mlp": Table1Mlp,
+    "table2-qnet": Table2QNet,
 }
 
 #: Named model configs: ``{"model": class name in _CLASSES, **constructor kwargs}``.
@@ -161,6 +235,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "mlp-window": {"model": "mlp-window"},
     "mlp-board": {"model": "mlp-board", "rows": 9, "cols": 9},
     "logistic": {"model": "logistic"},
+    "alexnet": {"model": "alexnet"},
 }
 
 # --- Extra inputs and the size / receptive-field sweep (issue 9) ---------------------------
@@ -207,8 +282,9 @@ def build(config: str | dict[str, Any], seed: int = 0) -> nnx.Module:
         from .channels import input_channels
 
         config["in_channels"] = N_CHANNELS + input_channels(config.pop("inputs"))
-    if "dilations" in config:
-        config["dilations"] = tuple(config["dilations"])
+    for key in ("dilations", "widths"):
+        if key in config:
+            config[key] = tuple(config[key])
     return cls(**config, rngs=nnx.Rngs(seed))
 
 

@@ -9,6 +9,7 @@ from .backends import backends
 from .bench import bench
 from .learn import learn
 from .learn_dagger import dagger
+from .learn_seeds import system
 from .learn_sweep import sweep
 from .play import play
 from .probs import probs
@@ -26,6 +27,7 @@ main.add_command(backends)
 main.add_command(bench)
 learn.add_command(dagger)
 learn.add_command(sweep)
+learn.add_command(system)
 main.add_command(learn)
 main.add_command(play)
 main.add_command(serve)

@@ -59,13 +59,25 @@ def get_player(spec: str, **options: Any) -> Player:
             ) from None
     cls = PLAYERS.get(spec)
     if cls is None:
+        learned = _learned_systems()
+        if spec in learned:
+            return importlib.import_module("learners.registry").get_learned(spec, **options)
         raise InvalidInputError(
-            f"unknown strategy {spec!r}; choose from {', '.join(PLAYERS)} or learner:PATH"
+            f"unknown strategy {spec!r}; choose from {', '.join([*PLAYERS, *learned])} "
+            "or learner:PATH"
         )
     try:
         return cls(**options)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"strategy {spec!r}: {exc}") from None
+
+
+def _learned_systems() -> list[str]:
+    """Names of the seed papers' learned players (``learners.registry``), if installed."""
+    try:
+        return list(importlib.import_module("learners.registry").SYSTEMS)
+    except ImportError:
+        return []
 
 
 __all__ = ["LEARNER_PREFIX", "PLAYERS", "Player", "ProbabilityPlayer", "get_player"]

@@ -1,0 +1,116 @@
+"""``mscsp learn system NAME``: train one of the seed papers' learned players.
+
+Registered on the ``learn`` group. The trainers live in ``learners`` (see
+:mod:`learners.registry`) and are imported only when a training runs. Each writes its
+artefact (and a JSON file of its settings and timing) to ``--out``; the shipped artefacts
+in ``learners/weights`` were made with ``--out learners/weights`` and the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..errors import InvalidInputError
+from ..game import PRESETS
+from .options import json_option, reports_errors, seed_option
+from .play import parse_options
+
+
+def parse_board(preset: str | None, size: str | None, mines: int | None) -> tuple | None:
+    """``(rows, cols, mines)`` from ``--preset`` or ``--size``/``--mines``; ``None`` if neither."""
+    if preset is not None:
+        if size is not None or mines is not None:
+            raise InvalidInputError("give either --preset or --size/--mines, not both")
+        return PRESETS[preset]
+    if size is None and mines is None:
+        return None
+    if size is None or mines is None:
+        raise InvalidInputError("a custom board needs both --size ROWSxCOLS and --mines")
+    try:
+        rows, cols = (int(v) for v in size.lower().split("x"))
+    except ValueError:
+        raise InvalidInputError(f"--size {size!r}: expected ROWSxCOLS, e.g. 8x8") from None
+    if rows < 1 or cols < 1 or mines >= rows * cols:
+        raise InvalidInputError(f"board {rows}x{cols} with {mines} mines cannot be played")
+    return rows, cols, mines
+
+
+@click.command("system")
+@click.argument("name", required=False)
+@click.option("--list", "list_systems", is_flag=True, help="List the systems and exit.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output directory [default: runs/NAME].",
+)
+@click.option(
+    "--preset", type=click.Choice(list(PRESETS)), default=None, help="Train on this preset."
+)
+@click.option("--size", default=None, metavar="ROWSxCOLS", help="Custom board size, e.g. 8x8.")
+@click.option("--mines", type=click.IntRange(min=0), default=None, help="Custom mine count.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Training games or episodes [default: the system's own, see docs/seeds.md].",
+)
+@click.option(
+    "--option",
+    "-o",
+    "trainer_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Trainer option, e.g. -o algorithm=initial for q-simple (repeatable).",
+)
+@seed_option
+@click.option("--resume", is_flag=True, help="Continue an interrupted training in --out.")
+@json_option
+@reports_errors
+def system(
+    name: str | None,
+    list_systems: bool,
+    out: str | None,
+    preset: str | None,
+    size: str | None,
+    mines: int | None,
+    games: int | None,
+    trainer_options: tuple[str, ...],
+    seed: int,
+    resume: bool,
+    as_json: bool,
+) -> None:
+    """Trains learned system NAME of the seed papers (progress on stderr; names: --list).
+
+    The default board is the paper's; --preset or --size/--mines trains on another.
+    Then play it with: mscsp play --strategy NAME -o weights=OUT/FILE.
+    """
+    # Imported here: loading mscsp.cli never imports the learners package.
+    from learners.registry import SYSTEMS, get_system
+
+    if list_systems or name is None:
+        for s in SYSTEMS.values():
+            mark = "" if s.supported() else f"  (needs mscsp[{s.extra}])"
+            click.echo(f"{s.name:<15} seed {s.paper:<12} {s.summary}{mark}")
+        return
+    board = parse_board(preset, size, mines)
+    trainer = get_system(name).load("trainer")
+    out = out or f"runs/{name}"
+
+    def log(message: str) -> None:
+        click.echo(message, err=True)
+
+    options = parse_options(trainer_options)
+    try:
+        result = trainer(
+            out, seed=seed, games=games, board=board, resume=resume, log=log, **options
+        )
+    except TypeError as exc:
+        raise InvalidInputError(f"{name}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps(result, default=str))
+    else:
+        click.echo(f"{name}: trained into {out}", file=sys.stdout)

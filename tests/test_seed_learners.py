@@ -1,0 +1,348 @@
+"""The seed papers' learned players: registry, update rules, tiny fits, shipped artefacts."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from learners.registry import SYSTEMS, LearnedSystem, get_learned
+from mscsp import BackendUnavailableError, Game, InvalidInputError
+from mscsp.cli import main
+from mscsp.harness import RunConfig, play_game
+from mscsp.players import get_player
+
+#: The board each system is measured on in its paper.
+PAPER_BOARD = {
+    "local-logistic": (4, 4, 3),
+    "local-svm": (4, 4, 3),
+    "global-ridge": (4, 4, 3),
+    "q-simple": (4, 4, 3),
+    "q-cluster": (8, 8, 10),
+    "alexnet": (8, 8, 10),
+    "csp-xgb": (9, 9, 10),
+    "csp-nn-iter": (9, 9, 10),
+    "csp-dqn": (9, 9, 10),
+    "csp-dqn-iter": (9, 9, 10),
+}
+
+
+def plays_whole_game(player, board, games: int = 2) -> None:
+    """The player finishes ``games`` games on ``board`` (won or lost, never stuck)."""
+    config = RunConfig("test", *board, seed=3)
+    for i in range(games):
+        result = play_game(player, config, i)
+        assert result.moves >= 1 and 0 < result.cleared <= 1
+        assert result.won == (result.cleared == 1)
+
+
+def test_registry_is_ordered_by_paper_and_complete() -> None:
+    assert list(SYSTEMS) == list(PAPER_BOARD)
+    papers = [s.paper[:3] for s in SYSTEMS.values()]
+    assert papers == sorted(papers)
+
+
+def test_missing_extra_names_it() -> None:
+    fake = LearnedSystem("x", "m:f", "m:t", "classic", ("no_such_module_xyz",), "000", "")
+    assert not fake.supported()
+    with pytest.raises(BackendUnavailableError, match=r"mscsp\[classic\]") as info:
+        fake.load("player")
+    assert info.value.exit_code == 4
+
+
+def test_unknown_names_list_the_learned_players() -> None:
+    with pytest.raises(InvalidInputError, match="q-cluster"):
+        get_player("no-such-player")
+
+
+# --- update rules on hand-made transitions -------------------------------------------
+
+
+def test_q_simple_algorithm2_update() -> None:
+    from learners.qlearning.simple import SimpleTable
+
+    table = SimpleTable(4)
+    table.update_initial(b"s", 2, 1.0, eta=0.1)
+    assert table.values[b"s"][2] == pytest.approx(0.1)
+    table.update_initial(b"s", 2, -1.0, eta=0.1)
+    assert table.values[b"s"][2] == pytest.approx(0.9 * 0.1 - 0.1)
+    assert table.values[b"s"][[0, 1, 3]].tolist() == [0, 0, 0] and table.visits[b"s"] == 2
+
+
+def test_q_simple_algorithm3_counts_safe_frontier_cells() -> None:
+    from learners.qlearning.simple import SimpleTable
+
+    table = SimpleTable(4)
+    table.update_improved(b"s", np.array([1, 3]))
+    table.update_improved(b"s", np.array([3]))
+    assert table.values[b"s"].tolist() == [0, 1, 0, 2] and table.visits[b"s"] == 2
+
+
+def test_q_cluster_equation2_and_table2() -> None:
+    from learners.qlearning.cluster import CLICK, IGNORE, REWARD, ClusterTable
+
+    table = ClusterTable()
+    table.update(7, CLICK, REWARD[CLICK, False], alpha=0.1)
+    table.update(7, CLICK, REWARD[CLICK, False], alpha=0.1)  # no -Q(s, a) term: it adds up
+    table.update(7, IGNORE, REWARD[IGNORE, False], alpha=0.1)
+    assert table.q[7].tolist() == pytest.approx([0.2, -0.1])
+    table.update(8, CLICK, REWARD[CLICK, True], alpha=0.1)
+    table.update(8, IGNORE, REWARD[IGNORE, True], alpha=0.1)
+    assert table.q[8].tolist() == pytest.approx([-0.1, 0.1])
+
+
+def test_epsilon_schedule() -> None:
+    from learners.qlearning.tables import epsilon
+
+    assert epsilon(0) == pytest.approx(0.9)
+    assert epsilon(1) == pytest.approx(0.891)
+    assert epsilon(10_000) == 0.1
+
+
+def test_cluster_keys_tell_clusters_apart() -> None:
+    from learners.qlearning.cluster import cluster_keys
+
+    cells = np.full((3, 3), -1, np.int8)
+    keys = cluster_keys(cells)
+    assert len(set(keys.tolist())) == 9  # every position sees a different border
+    cells[1, 1] = 2
+    assert cluster_keys(cells)[0] != keys[0]
+
+
+def test_training_episode_on_the_env_keeps_counts_consistent() -> None:
+    pytest.importorskip("gymnasium")
+    from learners.qlearning.simple import SimpleTable, run_episode
+    from mscsp.env import MinesweeperEnv
+
+    env, table = MinesweeperEnv(4, 4, 3), SimpleTable(16)
+    assert all(run_episode(env, table, "improved", seed) for seed in range(30))
+    for key, row in table.values.items():
+        assert (row <= table.visits[key]).all()
+        covered = np.frombuffer(key, dtype=np.int8) == -1
+        assert (row[~covered] == 0).all()  # only covered cells are ever counted
+
+
+def test_dqn_reward_and_linear_discount() -> None:
+    from learners.guess.dqn import discounted_returns
+
+    assert discounted_returns([0.3, 0.2, 0.6]) == pytest.approx(
+        [0.3 + 0.2 / 2 + 0.6 / 3, 0.2 + 0.6 / 2, 0.6]
+    )
+
+
+def test_substates_mark_edges_and_revealed() -> None:
+    from learners.guess.dqn import OFF_BOARD, REVEALED, substates
+
+    grid = np.array([[REVEALED, 0.2], [0.3, 0.4]])
+    sub = substates(grid, np.array([0]))[0].reshape(3, 3)
+    assert (sub[0] == OFF_BOARD).all() and (sub[:, 0] == OFF_BOARD).all()
+    assert sub[1, 1] == REVEALED and sub[2, 2] == pytest.approx(0.4)
+
+
+# --- tiny fits that play whole games -------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["logistic", "svm"])
+def test_local_classifiers_fit_and_play(kind: str) -> None:
+    pytest.importorskip("sklearn")
+    from learners.classic.data import PAPER_BOARDS
+    from learners.classic.local import LocalPlayer, fit, local_dataset
+
+    x, y = local_dataset(PAPER_BOARDS[:2], 6, seed=1)
+    assert 0 < y.mean() < 1
+    player = LocalPlayer(fit(kind, x, y, seed=0, max_samples=500))
+    plays_whole_game(player, (5, 5, 4))
+
+
+def test_certainly_safe_labels_agree_with_the_layout() -> None:
+    from learners.classic.data import oracle_states
+
+    for board, solution in oracle_states(6, 6, 6, seed=4):
+        assert all(board.cells[c] == -1 for c in solution.safe)
+    game = Game(6, 6, 6, seed=[4, 0])
+    game.reveal(0, 0)
+    for cell in solution.safe:
+        assert not game.mine[cell]
+
+
+def test_ridge_fits_and_plays(tmp_path) -> None:
+    pytest.importorskip("sklearn")
+    from learners.classic import ridge
+
+    meta = ridge.train(tmp_path, games=20, board=(4, 4, 3), log=lambda m: None)
+    assert meta["4x4x3"]["positions"] > 20
+    player = get_learned("global-ridge", weights=str(tmp_path / ridge.file_name(4, 4, 3)))
+    plays_whole_game(player, (4, 4, 3))
+    with pytest.raises(InvalidInputError, match="4x4x3"):
+        plays_whole_game(player, (5, 5, 5))
+
+
+def test_q_simple_trains_resumes_and_plays(tmp_path) -> None:
+    pytest.importorskip("gymnasium")
+    from learners.qlearning import simple
+
+    quiet = {"log": lambda m: None, "board": (4, 4, 3)}
+    simple.train(tmp_path / "a", games=60, checkpoint_every=30, **quiet)
+    simple.train(tmp_path / "b", games=30, **quiet)
+    simple.train(tmp_path / "b", games=60, resume=True, checkpoint_every=30, **quiet)
+    name = simple.file_name(4, 4, 3)
+    a, _ = simple.SimpleTable.load(tmp_path / "a" / name)
+    b, _ = simple.SimpleTable.load(tmp_path / "b" / name)
+    assert a.visits == b.visits and all(np.array_equal(a.values[k], b.values[k]) for k in a.values)
+    plays_whole_game(get_learned("q-simple", weights=str(tmp_path / "a" / name)), (4, 4, 3))
+
+
+def test_q_cluster_trains_and_plays(tmp_path) -> None:
+    pytest.importorskip("gymnasium")
+    from learners.qlearning import cluster
+
+    meta = cluster.train(tmp_path, games=15, log=lambda m: None)
+    assert meta["clusters"] > 0 and meta["episodes"] == 15
+    plays_whole_game(get_learned("q-cluster", weights=str(tmp_path / cluster.FILE)), (8, 8, 10))
+
+
+def test_csp_xgb_fits_and_plays(tmp_path) -> None:
+    pytest.importorskip("xgboost")
+    from learners.guess import xgb
+
+    meta = xgb.train(tmp_path, games=8, log=lambda m: None)
+    assert meta["rows"] > 0
+    plays_whole_game(get_learned("csp-xgb", weights=str(tmp_path / xgb.FILE)), (9, 9, 10))
+
+
+def test_csp_nn_iter_resume_matches_one_run(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("jax")
+    from learners.guess import common, nn_iter
+    from learners.train import load_model
+
+    small = common.random_board
+    monkeypatch.setattr(nn_iter, "BATCH_GAMES", 3)
+    monkeypatch.setattr(common, "random_board", lambda rng: small(rng, max_rows=7))
+    quiet = {"log": lambda m: None, "epochs": 2}
+    nn_iter.train(tmp_path / "a", games=2, **quiet)
+    nn_iter.train(tmp_path / "b", games=1, **quiet)
+    nn_iter.train(tmp_path / "b", games=2, resume=True, **quiet)
+    import jax
+
+    a = jax.tree.leaves(load_model(tmp_path / "a" / nn_iter.FILE)[0])
+    b = jax.tree.leaves(load_model(tmp_path / "b" / nn_iter.FILE)[0])
+    assert all(np.allclose(x, y) for x, y in zip(a, b, strict=True))
+    plays_whole_game(
+        get_learned("csp-nn-iter", weights=str(tmp_path / "a" / nn_iter.FILE)), (9, 9, 10)
+    )
+
+
+def test_csp_dqn_single_and_iterative(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("jax")
+    from learners.guess import dqn
+
+    monkeypatch.setattr(dqn, "ALPHA_BOARDS", ((5, 5),))
+    monkeypatch.setattr(dqn, "ALPHA_RATIOS", (0.2,))
+    meta = dqn.train(tmp_path, games=6, alpha_games=1, epochs=2, log=lambda m: None)
+    assert len(meta["theta"]) == 4 and meta["guesses"] > 0
+    meta = dqn.train_iter(tmp_path, games=1, epochs=2, log=lambda m: None)
+    assert meta["episodes"] == 1
+    for name, file in (("csp-dqn", dqn.FILE), ("csp-dqn-iter", dqn.ITER_FILE)):
+        plays_whole_game(get_learned(name, weights=str(tmp_path / file)), (9, 9, 10))
+
+
+def test_alexnet_fits_and_plays(tmp_path) -> None:
+    pytest.importorskip("jax")
+    from flax import nnx
+
+    from learners import data, models, train
+
+    positions = [
+        (b.cells, s.probabilities)
+        for b, s, _ in data.play_positions(data.GenSpec(8, 8, 10), seed=1, backend="dss")
+    ]
+    cells = np.array([c for c, _ in positions])
+    target = np.nan_to_num(np.array([p for _, p in positions])).astype(np.float32)
+    model = models.build("alexnet", seed=0)
+    optimizer = nnx.Optimizer(model, optax_adam(), wrt=nnx.Param)
+    x = data.encode(cells, 10)
+    losses = [float(train.train_step(model, optimizer, x, target, cells == -1)) for _ in range(3)]
+    assert losses[-1] < losses[0]
+    path = tmp_path / "alexnet.msgpack"
+    train.save_model(path, model, models.CONFIGS["alexnet"])
+    plays_whole_game(get_learned("alexnet", weights=str(path)), (8, 8, 10), games=1)
+
+
+def optax_adam():
+    import optax
+
+    return optax.adam(1e-3)
+
+
+# --- shipped artefacts and the CLI ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(SYSTEMS))
+def test_shipped_artefact_loads_and_plays(name: str) -> None:
+    system = SYSTEMS[name]
+    if not system.supported():
+        pytest.skip(f"needs mscsp[{system.extra}]")
+    plays_whole_game(get_player(name), PAPER_BOARD[name], games=1)
+
+
+def test_cli_trains_then_plays_by_name(tmp_path) -> None:
+    pytest.importorskip("gymnasium")
+    runner = CliRunner()
+    listing = runner.invoke(main, ["learn", "system", "--list"])
+    assert listing.exit_code == 0 and "q-cluster" in listing.output
+    out = tmp_path / "q"
+    trained = runner.invoke(
+        main,
+        [
+            "learn",
+            "system",
+            "q-simple",
+            "--size",
+            "4x4",
+            "--mines",
+            "3",
+            "--games",
+            "20",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert trained.exit_code == 0, trained.output
+    weights = out / "q-simple-4x4x3.npz"
+    played = runner.invoke(
+        main,
+        [
+            "play",
+            "-s",
+            "q-simple",
+            "--rows",
+            "4",
+            "--cols",
+            "4",
+            "--mines",
+            "3",
+            "-n",
+            "5",
+            "-o",
+            f"weights={weights}",
+            "--json",
+        ],
+    )
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.stdout)["games"] == 5
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["q-simple", "--size", "4by4", "--mines", "3"],
+        ["q-simple", "--size", "4x4"],
+        ["q-simple", "-o", "no_such_option=1"],
+    ],
+)
+def test_cli_bad_input_is_exit_2(args, tmp_path) -> None:
+    result = CliRunner().invoke(main, ["learn", "system", *args, "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
