@@ -9,6 +9,8 @@ import sys
 import click
 from click.core import ParameterSource
 
+from learners.registry import SYSTEMS
+
 from ..errors import InvalidInputError
 from ..harness import EXECUTORS, RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
@@ -69,7 +71,10 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     default="best",
     show_default=True,
     metavar="NAME",
-    help=f"Player: {', '.join(PLAYERS)}, or learner:PATH (learner:default: the shipped model).",
+    help=(
+        f"Player: {', '.join(PLAYERS)}; a seed paper's learned system: {', '.join(SYSTEMS)}; "
+        "or learner:PATH (learner:default: the shipped model)."
+    ),
 )
 @preset_option(" (default beginner unless --size/--mines)")
 @size_option
