@@ -4,7 +4,8 @@ Every layout consistent with the board is equally likely. A click partitions the
 in which it is safe by what it shows (its number, and the cells a zero opens); the value of
 a position is the best click's average value over those parts, and a position with one
 layout left (or only mines left to find) is won. Layouts are bitmasks over the unknown
-cells, so the search is small integer work, memoised on (layouts, revealed cells).
+cells, so the search is small integer work, memoised on (layouts, revealed cells), and it
+tries only living cells with bound pruning (see :func:`solve_endgame`).
 """
 
 from __future__ import annotations
@@ -84,13 +85,20 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
     return unknown, layouts
 
 
-def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[Cell, float] | None:
+def solve_endgame(
+    board: Board, limit: int = 30, budget: int = 200_000
+) -> tuple[Cell, float] | None:
     """The click with the highest exact chance of winning, and that chance.
+
+    At every node only *living* cells are tried (a cell whose safe layouts all show the
+    same thing teaches nothing, and clicking it can wait), safest first; a cell is dropped
+    as soon as its chance of being safe, or the part of it still open, cannot beat the best
+    click found. Dead cells are tried only when no cell lives.
 
     Args:
         board: The position (proven mines may be flagged).
         limit: Give up (``None``) with more layouts than this.
-        budget: Give up after evaluating this many (position, click) pairs.
+        budget: Give up after this many (layout, click) evaluations.
     """
     found = enumerate_layouts(board, limit)
     if found is None or not found[1]:
@@ -101,21 +109,26 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
     n = len(unknown)
     index = {cell: i for i, cell in enumerate(unknown)}
     nbr_idx: list[list[int]] = []
+    nbr_mask: list[int] = []
     base: list[int] = []
     for r, c in unknown:
         nb = [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
-        nbr_idx.append([index[x] for x in nb if x in index])
-        base.append(sum(cells_arr[x] == FLAG for x in nb))
+        idx = [index[x] for x in nb if x in index]
+        nbr_idx.append(idx)
+        nbr_mask.append(sum(1 << y for y in idx))
+        base.append(int(sum(cells_arr[x] == FLAG for x in nb)))
     full = (1 << n) - 1
     spent = [0]
 
     def shown(i: int, layout: int, revealed: int) -> tuple[int, tuple]:
         """Cells a safe click on ``i`` opens under ``layout``, and what they show."""
-        opened, seen, stack = revealed, [], [i]
-        opened |= 1 << i
+        value = base[i] + (layout & nbr_mask[i]).bit_count()
+        if value:
+            return revealed | (1 << i), (i, value)
+        opened, seen, stack = revealed | (1 << i), [], [i]
         while stack:
             x = stack.pop()
-            value = base[x] + sum((layout >> y) & 1 for y in nbr_idx[x])
+            value = base[x] + (layout & nbr_mask[x]).bit_count()
             seen.append((x, value))
             if value == 0:
                 for y in nbr_idx[x]:
@@ -123,6 +136,23 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
                         opened |= 1 << y
                         stack.append(y)
         return opened, tuple(sorted(seen))
+
+    def split(i: int, states: tuple[int, ...], revealed: int) -> dict[tuple, tuple[int, list]]:
+        """The layouts where ``i`` is safe, grouped by what clicking it shows."""
+        spent[0] += len(states)
+        if spent[0] > budget:
+            raise _Abort
+        parts: dict[tuple, tuple[int, list]] = {}
+        for layout in states:
+            if (layout >> i) & 1:
+                continue
+            opened, seen = shown(i, layout, revealed)
+            part = parts.get(seen)
+            if part is None:
+                parts[seen] = (opened, [layout])
+            else:
+                part[1].append(layout)
+        return parts
 
     @cache
     def value(states: tuple[int, ...], revealed: int) -> tuple[float, int]:
@@ -132,33 +162,45 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
             all_mine &= layout
             any_mine |= layout
         todo = full & ~revealed & ~all_mine
-        if len(states) == 1 or not todo:
+        total = len(states)
+        if total == 1 or not todo:
             return 1.0, -1
         certain = todo & ~any_mine
-        choices = (
-            [(certain & -certain).bit_length() - 1]
-            if certain
-            else [i for i in range(n) if (todo >> i) & 1]
+        if certain:
+            i = (certain & -certain).bit_length() - 1
+            parts = split(i, states, revealed)
+            won = sum(len(p) * value(tuple(p), o)[0] for o, p in parts.values())
+            return won / total, i
+        # Safest first; exact ties in cell order.
+        safe_counts = sorted(
+            (
+                (total - sum((layout >> i) & 1 for layout in states), i)
+                for i in range(n)
+                if (todo >> i) & 1
+            ),
+            key=lambda ci: (-ci[0], ci[1]),
         )
-        best, best_i = -1.0, choices[0]
-        for i in choices:
-            spent[0] += 1
-            if spent[0] > budget:
-                raise _Abort
-            parts: dict[tuple, list[int]] = {}
-            opened_of: dict[tuple, int] = {}
-            for layout in states:
-                if (layout >> i) & 1:
-                    continue
-                opened, seen = shown(i, layout, revealed)
-                parts.setdefault(seen, []).append(layout)
-                opened_of[seen] = opened
-            total = sum(
-                len(part) * value(tuple(part), opened_of[key])[0] for key, part in parts.items()
-            )
-            if total / len(states) > best:
-                best, best_i = total / len(states), i
-        return best, best_i
+        splits = []
+        for safe, i in safe_counts:
+            parts = split(i, states, revealed)
+            if len(parts) > 1:
+                splits.append((safe, i, parts))
+        if not splits:  # every cell is dead: only survival is left to play for
+            splits = [(safe, i, split(i, states, revealed)) for safe, i in safe_counts]
+        best, best_i = -1, splits[0][1]
+        for safe, i, parts in splits:
+            if safe <= best:
+                break
+            won, left = 0.0, safe
+            for opened, part in sorted(parts.values(), key=lambda op: -len(op[1])):
+                if won + left <= best:
+                    break
+                won += len(part) * value(tuple(part), opened)[0]
+                left -= len(part)
+            else:
+                if won > best:
+                    best, best_i = won, i
+        return best / total, best_i
 
     try:
         win, i = value(tuple(layouts), 0)
