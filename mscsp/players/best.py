@@ -108,14 +108,16 @@ class NextClick:
     """The best next click after an outcome.
 
     Attributes:
-        safety: Blended safety of the next click (1 when a cell is certain or the game won).
-        progress: Some cell is certainly safe.
-        cell: The single safest living cell (``None`` when tied, certain or won).
+        safety: Blended safety of the next click (1 when the game is won).
+        progress: Some living cell is certainly safe.
+        cell: The single safest living cell (``None`` when tied or won).
+        clears: The living cells that are certainly safe.
     """
 
     safety: float
     progress: bool
     cell: Cell | None
+    clears: frozenset[Cell] = frozenset()
 
 
 class BestPlayer(CspPlayer):
@@ -234,9 +236,7 @@ class BestPlayer(CspPlayer):
         safety = 1.0 - float(solution.probabilities[cell])
         left = safety  # probability of the outcomes not yet evaluated
         survive = progress = 0.0
-        outcomes = 0
-        common: Cell | None = None
-        same = True
+        results: list[tuple[float, NextClick]] = []
         complete = True
         for value in range(known, known + open_ + 1):
             if (
@@ -253,35 +253,43 @@ class BestPlayer(CspPlayer):
                 continue
             if not after.weight:
                 continue
-            outcomes += 1
             p = after.weight / total
             left -= p
             nxt = self.next_click(after)
+            results.append((p, nxt))
             survive += p * nxt.safety
             if nxt.progress:
-                progress += p
-            if nxt.cell is None or (common is not None and nxt.cell != common):
-                same = False
-            common = nxt.cell
-        dead = complete and outcomes <= 1
+                progress += p  # an upper bound until the linked cells are known
+        if not complete:
+            return Probe(cell, safety, survive, progress, False, False)
+        # Cells safe after every outcome are safe as soon as this one is: no progress.
+        linked = frozenset.intersection(*(nxt.clears for _, nxt in results)) if results else None
+        progress = sum(
+            p for p, nxt in results if nxt.progress and (nxt.clears - linked or not nxt.clears)
+        )
+        nexts = {nxt.cell for _, nxt in results}
         return Probe(
             cell,
             safety,
             survive,
             progress,
-            dead,
-            complete,
-            common if same and complete and outcomes else None,
+            len(results) <= 1,
+            True,
+            nexts.pop() if len(nexts) == 1 else None,
         )
 
     def next_click(self, after: Solution) -> NextClick:
-        """How safe the next click is in a solved position (dead cells left out)."""
-        if after.safe:
-            return NextClick(1.0, True, None)
+        """How safe the next click is in a solved position.
+
+        Dead cells are left out, certain ones included: a safe cell that teaches nothing is
+        no progress. The next click's safety blends the safest and second-safest living
+        cells; a won position (only mines left) is safe.
+        """
         board = after.board
         probs = after.probabilities
         mines = (board.cells == FLAG) | (probs == 1.0)
         ranked: list[tuple[float, Cell | None]] = []
+        clears: list[Cell] = []
         fallback = 0.0
         for odd in after.odds:
             if odd.num == odd.den:
@@ -291,8 +299,12 @@ class BestPlayer(CspPlayer):
             if isinstance(odd.cells, np.ndarray):
                 count = int(odd.cells.sum())
                 ranked.extend([(value, None)] * min(count, 2))
-            else:
-                ranked.extend((value, c) for c in odd.cells if not is_dead(board.cells, mines, c))
+                continue
+            for c in odd.cells:
+                if not is_dead(board.cells, mines, c):
+                    ranked.append((value, c))
+                    if not odd.num:
+                        clears.append(c)
         if not ranked:
             # Won (nothing but mines left) or only dead cells: the safest is the next click.
             return NextClick(fallback if fallback else 1.0, False, None)
@@ -300,7 +312,12 @@ class BestPlayer(CspPlayer):
         first = ranked[0][0]
         second = ranked[1][0] if len(ranked) > 1 else first
         cell = ranked[0][1] if len(ranked) == 1 or second < first - _EPS else None
-        return NextClick((1.0 - self.blend) * first + self.blend * second, False, cell)
+        return NextClick(
+            (1.0 - self.blend) * first + self.blend * second,
+            first == 1.0,
+            cell,
+            frozenset(clears),
+        )
 
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:
