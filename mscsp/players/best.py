@@ -111,13 +111,11 @@ class NextClick:
         safety: Blended safety of the next click (1 when the game is won).
         progress: Some living cell is certainly safe.
         cell: The single safest living cell (``None`` when tied or won).
-        clears: The living cells that are certainly safe.
     """
 
     safety: float
     progress: bool
     cell: Cell | None
-    clears: frozenset[Cell] = frozenset()
 
 
 class BestPlayer(CspPlayer):
@@ -236,7 +234,7 @@ class BestPlayer(CspPlayer):
         safety = 1.0 - float(solution.probabilities[cell])
         left = safety  # probability of the outcomes not yet evaluated
         survive = progress = 0.0
-        results: list[tuple[float, NextClick]] = []
+        results: list[NextClick] = []
         complete = True
         for value in range(known, known + open_ + 1):
             if (
@@ -256,18 +254,13 @@ class BestPlayer(CspPlayer):
             p = after.weight / total
             left -= p
             nxt = self.next_click(after)
-            results.append((p, nxt))
+            results.append(nxt)
             survive += p * nxt.safety
             if nxt.progress:
-                progress += p  # an upper bound until the linked cells are known
+                progress += p
         if not complete:
             return Probe(cell, safety, survive, progress, False, False)
-        # Cells safe after every outcome are safe as soon as this one is: no progress.
-        linked = frozenset.intersection(*(nxt.clears for _, nxt in results)) if results else None
-        progress = sum(
-            p for p, nxt in results if nxt.progress and (nxt.clears - linked or not nxt.clears)
-        )
-        nexts = {nxt.cell for _, nxt in results}
+        nexts = {nxt.cell for nxt in results}
         return Probe(
             cell,
             safety,
@@ -289,7 +282,6 @@ class BestPlayer(CspPlayer):
         probs = after.probabilities
         mines = (board.cells == FLAG) | (probs == 1.0)
         ranked: list[tuple[float, Cell | None]] = []
-        clears: list[Cell] = []
         fallback = 0.0
         for odd in after.odds:
             if odd.num == odd.den:
@@ -303,8 +295,6 @@ class BestPlayer(CspPlayer):
             for c in odd.cells:
                 if not is_dead(board.cells, mines, c):
                     ranked.append((value, c))
-                    if not odd.num:
-                        clears.append(c)
         if not ranked:
             # Won (nothing but mines left) or only dead cells: the safest is the next click.
             return NextClick(fallback if fallback else 1.0, False, None)
@@ -312,12 +302,7 @@ class BestPlayer(CspPlayer):
         first = ranked[0][0]
         second = ranked[1][0] if len(ranked) > 1 else first
         cell = ranked[0][1] if len(ranked) == 1 or second < first - _EPS else None
-        return NextClick(
-            (1.0 - self.blend) * first + self.blend * second,
-            first == 1.0,
-            cell,
-            frozenset(clears),
-        )
+        return NextClick((1.0 - self.blend) * first + self.blend * second, first == 1.0, cell)
 
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:
