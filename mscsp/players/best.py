@@ -289,19 +289,23 @@ class BestPlayer(CspPlayer):
             value = 1.0 - odd.num / odd.den
             fallback = max(fallback, value)
             if isinstance(odd.cells, np.ndarray):
-                count = int(odd.cells.sum())
-                ranked.extend([(value, None)] * min(count, 2))
-                continue
-            for c in odd.cells:
-                if not is_dead(board.cells, mines, c):
-                    ranked.append((value, c))
-        if not ranked:
+                ranked.extend([(value, None)] * min(int(odd.cells.sum()), 2))
+            else:
+                ranked.extend((value, c) for c in odd.cells)
+        # Safest first; deadness is checked only until two living cells are found.
+        ranked.sort(key=lambda vc: -vc[0])
+        living: list[tuple[float, Cell | None]] = []
+        for value, c in ranked:
+            if c is None or not is_dead(board.cells, mines, c):
+                living.append((value, c))
+                if len(living) == 2:
+                    break
+        if not living:
             # Won (nothing but mines left) or only dead cells: the safest is the next click.
             return NextClick(fallback if fallback else 1.0, False, None)
-        ranked.sort(key=lambda vc: -vc[0])
-        first = ranked[0][0]
-        second = ranked[1][0] if len(ranked) > 1 else first
-        cell = ranked[0][1] if len(ranked) == 1 or second < first - _EPS else None
+        first = living[0][0]
+        second = living[1][0] if len(living) > 1 else first
+        cell = living[0][1] if len(living) == 1 or second < first - _EPS else None
         return NextClick((1.0 - self.blend) * first + self.blend * second, first == 1.0, cell)
 
 
