@@ -16,7 +16,12 @@ from mscsp.players import PLAYERS, ProbabilityPlayer, get_player
 from mscsp.players.base import MineMemory, single_point
 from mscsp.players.best import BestPlayer, forced_pair, is_dead
 from mscsp.players.csp import edge_distance, edge_heuristic
-from mscsp.players.endgame import enumerate_layouts, solve_endgame
+from mscsp.players.endgame import (
+    enumerate_layouts,
+    isolated_regions,
+    region_board,
+    solve_endgame,
+)
 from mscsp.players.limited import sample_component
 from mscsp.reduce import reduce_system
 
@@ -281,6 +286,25 @@ def test_endgame_search_matches_exhaustive_search():
         assert move[1] == pytest.approx(float(exhaustive_win(board)))
         checked += 1
     assert checked > 5
+
+
+def test_isolated_regions_keep_their_exact_probabilities():
+    # Cut out of the board, an isolated region with a fixed mine count has the same exact
+    # probabilities as on the whole board: nothing outside informs it.
+    checked = 0
+    for board, _ in guess_positions(seeds=range(12), preset="expert"):
+        memory = MineMemory()
+        memory.known(board)
+        memory.add(solve(board).mines)
+        flagged = memory.flagged(board)
+        full = solve(flagged).exact
+        for region in isolated_regions(flagged):
+            sub = region_board(flagged, region, 500)
+            if sub is not None:
+                exact = solve(sub).exact
+                assert all(exact[cell] == full[cell] for cell in region)
+                checked += 1
+    assert checked > 3
 
 
 def test_enumerated_layouts_match_exact_count():

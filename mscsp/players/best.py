@@ -34,7 +34,7 @@ from ..probabilities import Solution
 from ..solver import solve
 from .base import Cell
 from .csp import CspPlayer
-from .endgame import solve_endgame
+from .endgame import isolated_regions, region_board, solve_endgame
 
 _OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
@@ -155,6 +155,11 @@ class BestPlayer(CspPlayer):
             return pair
         if solution.weight <= self.tree_layouts:
             move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
+            if move is not None:
+                return move[0]
+        for region in isolated_regions(flagged):
+            sub = region_board(flagged, region, self.tree_layouts)
+            move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0]
         safety = 1.0 - solution.probabilities

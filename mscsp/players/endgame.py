@@ -22,8 +22,15 @@ class _Abort(Exception):
     """The search outgrew its budget."""
 
 
-def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] | None:
+def enumerate_layouts(
+    board: Board, limit: int, any_count: bool = False
+) -> tuple[list[Cell], list[int]] | None:
     """All mine layouts of the unknown cells consistent with the board, as bitmasks.
+
+    Args:
+        board: The position (proven mines may be flagged).
+        limit: Give up (``None``) with more layouts than this.
+        any_count: Ignore the board's mine count (every number of mines is allowed).
 
     Returns:
         ``(cells, layouts)``, or ``None`` when there are more than ``limit`` layouts.
@@ -57,7 +64,7 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
     layouts: list[int] = []
 
     def dfs(k: int, mask: int, used: int) -> None:
-        if used > remaining or used + len(order) - k < remaining:
+        if not any_count and (used > remaining or used + len(order) - k < remaining):
             return
         if k == len(order):
             layouts.append(mask)
@@ -83,6 +90,83 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
     except _Abort:
         return None
     return unknown, layouts
+
+
+def isolated_regions(board: Board) -> list[list[Cell]]:
+    """Covered regions that the rest of the board cannot inform, nor they the rest.
+
+    Covered cells (flags aside) are joined when they touch or share a revealed number; a
+    region all of whose cells touch a number has no unconstrained cell, so the numbers
+    around it see only its own cells, and clicks elsewhere never show anything about it.
+    """
+    cells_arr = board.cells
+    rows, cols = cells_arr.shape
+    covered = [(r, c) for r in range(rows) for c in range(cols) if cells_arr[r, c] == COVERED]
+    parent = {cell: cell for cell in covered}
+
+    def find(x: Cell) -> Cell:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def nbrs(r: int, c: int) -> list[Cell]:
+        return [
+            (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
+        ]
+
+    constrained = set()
+    for r in range(rows):
+        for c in range(cols):
+            if cells_arr[r, c] >= 0:
+                seen = [n for n in nbrs(r, c) if n in parent]
+                constrained.update(seen)
+                for n in seen[1:]:
+                    parent[find(n)] = find(seen[0])
+    for r, c in covered:
+        for n in nbrs(r, c):
+            if n in parent:
+                parent[find(n)] = find((r, c))
+    regions: dict[Cell, list[Cell]] = {}
+    for cell in covered:
+        regions.setdefault(find(cell), []).append(cell)
+    return [cells for cells in regions.values() if all(x in constrained for x in cells)]
+
+
+def region_board(board: Board, region: list[Cell], limit: int) -> Board | None:
+    """The position restricted to an isolated region whose mine count is fixed.
+
+    Covered cells outside the region become flags and the numbers away from it are made
+    satisfied, so the region's layouts are exactly those of the returned board.
+
+    Returns:
+        ``None`` when the region has more than ``limit`` layouts or no fixed mine count.
+    """
+    cells_arr = board.cells.copy()
+    rows, cols = cells_arr.shape
+    inside = set(region)
+    outside = cells_arr == COVERED
+    for cell in region:
+        outside[cell] = False
+    cells_arr[outside] = FLAG
+    flags = cells_arr == FLAG
+    for r in range(rows):
+        for c in range(cols):
+            if cells_arr[r, c] < 0:
+                continue
+            near = [
+                (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
+            ]
+            if not any(n in inside for n in near):
+                cells_arr[r, c] = sum(bool(flags[n]) for n in near)
+    free = Board(cells_arr, int(flags.sum()))
+    found = enumerate_layouts(free, limit, any_count=True)
+    if found is None or not found[1]:
+        return None
+    counts = {layout.bit_count() for layout in found[1]}
+    if len(counts) != 1:
+        return None
+    return Board(cells_arr, int(flags.sum()) + counts.pop())
 
 
 def solve_endgame(
