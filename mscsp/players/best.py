@@ -138,8 +138,8 @@ class BestPlayer(CspPlayer):
         tolerance: float = 0.1,
         progress_weight: float = 0.1,
         blend: float = 0.2,
-        tree_layouts: int = 30,
-        tree_budget: int = 20000,
+        tree_layouts: int = 200,
+        tree_budget: int = 200_000,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
