@@ -10,6 +10,7 @@ Usage::
     PYTHONPATH=$PWD python -m mscsp play -s best --preset expert -n 2000 --seed 1000000 \\
         --log bench/results/new.jsonl
     python bench/best_paired.py bench/results/old.jsonl bench/results/new.jsonl [--json]
+    python bench/best_paired.py --markdown OLD1 NEW1 OLD2 NEW2 ...   # one table row per pair
 """
 
 from __future__ import annotations
@@ -61,28 +62,52 @@ def compare(old_log: str, new_log: str) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("old", help="JSONL log of the reference run")
-    parser.add_argument("new", help="JSONL log of the candidate run (same games)")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args()
-    result = compare(args.old, args.new)
-    if args.json:
-        print(json.dumps(result))
-        return
+def markdown_row(result: dict) -> str:
+    """One row of the paired table in docs/results.md."""
     n = result["games"]
+    cells = [result["board"], result["first_click"], str(n)]
     for side in ("old", "new"):
         wins = result[side]["wins"]
         low, high = result[side]["ci"]
+        cells.append(f"{100 * wins / max(n, 1):.2f} ({100 * low:.2f}-{100 * high:.2f})")
+    cells += [str(result["old_only"]), str(result["new_only"]), f"{result['z']:+.2f}"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("logs", nargs="+", help="OLD NEW log pairs (JSONL, same games)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = parser.parse_args()
+    if len(args.logs) % 2:
+        parser.error("logs come in OLD NEW pairs")
+    results = [compare(a, b) for a, b in zip(args.logs[::2], args.logs[1::2], strict=True)]
+    if args.json:
+        print(json.dumps(results if len(results) > 1 else results[0]))
+        return
+    if args.markdown:
         print(
-            f"{side}: {wins}/{n} = {wins / max(n, 1):.2%} [{low:.2%}, {high:.2%}] "
-            f"{result['seconds_per_game'][side] * 1000:.0f} ms/game {result[side]['options']}"
+            "| board | first click | games | old win % (95 % CI) | new win % (95 % CI) "
+            "| only old won | only new won | sign test z |"
         )
-    print(
-        f"differ on {result['differ']} games: old only {result['old_only']}, "
-        f"new only {result['new_only']}, sign test z = {result['z']:+.2f}"
-    )
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for result in results:
+            print(markdown_row(result))
+        return
+    for result in results:
+        n = result["games"]
+        for side in ("old", "new"):
+            wins = result[side]["wins"]
+            low, high = result[side]["ci"]
+            print(
+                f"{side}: {wins}/{n} = {wins / max(n, 1):.2%} [{low:.2%}, {high:.2%}] "
+                f"{result['seconds_per_game'][side] * 1000:.0f} ms/game {result[side]['options']}"
+            )
+        print(
+            f"differ on {result['differ']} games: old only {result['old_only']}, "
+            f"new only {result['new_only']}, sign test z = {result['z']:+.2f}"
+        )
 
 
 if __name__ == "__main__":
