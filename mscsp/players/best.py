@@ -32,19 +32,12 @@ from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
-from .base import Cell
+from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import isolated_regions, region_board, solve_endgame
 
-_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
-
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
-
-
-def neighbours(cell: Cell, rows: int, cols: int) -> list[Cell]:
-    r, c = cell
-    return [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
 
 
 def is_dead(cells: np.ndarray, mines: np.ndarray, cell: Cell) -> bool:

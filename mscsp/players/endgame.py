@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..board import COVERED, FLAG, Board
-from .base import Cell
+import networkx as nx
+import numpy as np
 
-_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+from ..board import COVERED, FLAG, Board
+from .base import Cell, neighbours
 
 
 class _Abort(Exception):
@@ -46,9 +47,7 @@ def enumerate_layouts(
         for c in range(cols):
             if cells_arr[r, c] < 0:
                 continue
-            nb = [
-                (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
-            ]
+            nb = neighbours((r, c), rows, cols)
             mine_nb = [index[n] for n in nb if n in index]
             if mine_nb:
                 needs.append(int(cells_arr[r, c]) - sum(cells_arr[n] == FLAG for n in nb))
@@ -101,36 +100,20 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     """
     cells_arr = board.cells
     rows, cols = cells_arr.shape
-    covered = [(r, c) for r in range(rows) for c in range(cols) if cells_arr[r, c] == COVERED]
-    parent = {cell: cell for cell in covered}
-
-    def find(x: Cell) -> Cell:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def nbrs(r: int, c: int) -> list[Cell]:
-        return [
-            (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
-        ]
-
+    graph = nx.Graph()
+    graph.add_nodes_from(map(tuple, np.argwhere(cells_arr == COVERED).tolist()))
     constrained = set()
-    for r in range(rows):
-        for c in range(cols):
-            if cells_arr[r, c] >= 0:
-                seen = [n for n in nbrs(r, c) if n in parent]
-                constrained.update(seen)
-                for n in seen[1:]:
-                    parent[find(n)] = find(seen[0])
-    for r, c in covered:
-        for n in nbrs(r, c):
-            if n in parent:
-                parent[find(n)] = find((r, c))
-    regions: dict[Cell, list[Cell]] = {}
-    for cell in covered:
-        regions.setdefault(find(cell), []).append(cell)
-    return [cells for cells in regions.values() if all(x in constrained for x in cells)]
+    for r, c in np.argwhere(cells_arr >= 0).tolist():
+        seen = [n for n in neighbours((r, c), rows, cols) if n in graph]
+        constrained.update(seen)
+        graph.add_edges_from((seen[0], n) for n in seen[1:])
+    for cell in list(graph):
+        graph.add_edges_from((cell, n) for n in neighbours(cell, rows, cols) if n in graph)
+    return [
+        sorted(region)
+        for region in nx.connected_components(graph)
+        if all(cell in constrained for cell in region)
+    ]
 
 
 def region_board(board: Board, region: list[Cell], limit: int) -> Board | None:
@@ -154,9 +137,7 @@ def region_board(board: Board, region: list[Cell], limit: int) -> Board | None:
         for c in range(cols):
             if cells_arr[r, c] < 0:
                 continue
-            near = [
-                (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
-            ]
+            near = neighbours((r, c), rows, cols)
             if not any(n in inside for n in near):
                 cells_arr[r, c] = sum(bool(flags[n]) for n in near)
     free = Board(cells_arr, int(flags.sum()))
@@ -196,7 +177,7 @@ def solve_endgame(
     nbr_mask: list[int] = []
     base: list[int] = []
     for r, c in unknown:
-        nb = [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
+        nb = neighbours((r, c), rows, cols)
         idx = [index[x] for x in nb if x in index]
         nbr_idx.append(idx)
         nbr_mask.append(sum(1 << y for y in idx))
