@@ -177,6 +177,16 @@ def test_probe_scores_a_winning_click_as_survival():
     assert probe.safety == probe.survive2 == 0.5
 
 
+def test_next_click_counts_only_living_certain_cells_as_progress():
+    player = BestPlayer()
+    # (1,2) is a 0: (0,1) and (0,2) are safe, but both numbers are already fixed.
+    dead_safe = player.next_click(solve(parse_board("???\n110\n", mines=1)))
+    assert dead_safe.safety == 1.0 and not dead_safe.progress
+    # (0,0) and (0,1) are safe, and (0,1) would show something new.
+    living_safe = player.next_click(solve(parse_board("???\n01?\n01?\n", mines=1)))
+    assert living_safe.safety == 1.0 and living_safe.progress
+
+
 def test_candidates_are_living_and_near_the_safest():
     player = BestPlayer(tolerance=0.1)
     checked = 0
