@@ -14,9 +14,14 @@ from mscsp.backends import get_backend
 from mscsp.constraints import build_system
 from mscsp.players import PLAYERS, ProbabilityPlayer, get_player
 from mscsp.players.base import MineMemory, single_point
-from mscsp.players.best import BestPlayer, forced_pair
+from mscsp.players.best import BestPlayer, forced_pair, is_dead
 from mscsp.players.csp import edge_distance, edge_heuristic
-from mscsp.players.endgame import enumerate_layouts, solve_endgame
+from mscsp.players.endgame import (
+    enumerate_layouts,
+    isolated_regions,
+    region_board,
+    solve_endgame,
+)
 from mscsp.players.limited import sample_component
 from mscsp.reduce import reduce_system
 
@@ -146,6 +151,72 @@ def test_best_avoids_dead_cells(monkeypatch):
     assert player.guess(board, solve(board), RNG) == (0, 0)
 
 
+def test_dead_cells_found_before_probing_are_dead():
+    # A row over a row of ones: each cell's number would be fixed by the 1 below it.
+    wall = parse_board("???\n111\n", mines=1)
+    assert all(is_dead(wall.cells, wall.cells == -2, (0, c)) for c in range(3))
+    player = BestPlayer()
+    found = 0
+    for board, _ in guess_positions(seeds=range(3), preset="intermediate"):
+        solution = solve(board)
+        mines = solution.probabilities == 1.0
+        for odd in solution.odds:
+            if isinstance(odd.cells, np.ndarray) or odd.num in (0, odd.den):
+                continue
+            for cell in odd.cells:
+                if is_dead(board.cells, mines, cell):
+                    found += 1
+                    assert player.probe(board, solution, cell).dead
+    assert found > 0
+
+
+def test_probe_scores_a_winning_click_as_survival():
+    board = parse_board("??\n", mines=1)  # a safe click wins: nothing but the mine is left
+    player = BestPlayer()
+    probe = player.probe(board, solve(board), (0, 0))
+    assert probe.safety == probe.survive2 == 0.5
+
+
+def test_next_click_counts_only_living_certain_cells_as_progress():
+    player = BestPlayer()
+    # (1,2) is a 0: (0,1) and (0,2) are safe, but both numbers are already fixed.
+    dead_safe = player.next_click(solve(parse_board("???\n110\n", mines=1)))
+    assert dead_safe.safety == 1.0 and not dead_safe.progress
+    # (0,0) and (0,1) are safe, and (0,1) would show something new.
+    living_safe = player.next_click(solve(parse_board("???\n01?\n01?\n", mines=1)))
+    assert living_safe.safety == 1.0 and living_safe.progress
+
+
+def test_candidates_are_living_and_near_the_safest():
+    player = BestPlayer(tolerance=0.1)
+    checked = 0
+    for board, _ in guess_positions(seeds=range(10), preset="intermediate"):
+        player.new_game()
+        solution = solve(board)
+        safety = 1 - solution.probabilities
+        mines = solution.probabilities == 1.0
+        living = {
+            cell
+            for odd in solution.odds
+            if not isinstance(odd.cells, np.ndarray) and 0 < odd.num < odd.den
+            for cell in odd.cells
+            if not is_dead(board.cells, mines, cell)
+        }
+        free = any(isinstance(odd.cells, np.ndarray) for odd in solution.odds)
+        cells = player.candidates(board, solution)
+        assert cells and len(set(cells)) == len(cells)
+        if not living and not free:
+            assert len(cells) == 1  # all dead: the safest of them
+            continue
+        frontier = [c for c in cells if c in living]
+        assert len(frontier) + (3 if free else 0) >= len(cells)
+        best = max(safety[c] for c in cells)
+        # Every living frontier cell within 10 % of the safest candidate is a candidate.
+        assert {c for c in living if safety[c] >= 0.9 * best + 1e-12} <= set(cells)
+        checked += 1
+    assert checked > 3
+
+
 def test_forced_pair_detected_only_when_isolated():
     pair = parse_board("11\n??\n", mines=1)
     assert forced_pair(pair, solve(pair)) in {(1, 0), (1, 1)}
@@ -161,6 +232,89 @@ def test_endgame_search_values():
     assert solve_endgame(parse_board("??1??\n", mines=1)) == ((0, 0), 1.0)
     # Two mines: a 50/50 next to the 1 and another among the end cells.
     assert solve_endgame(parse_board("??1??\n", mines=2))[1] == 0.5
+
+
+def exhaustive_win(board):
+    """Win chance of perfect play, trying every covered cell at every node (no pruning)."""
+    cells, layouts = enumerate_layouts(board, 10**6)
+    rows, cols = board.shape
+
+    def shown(layout, cell, opened):
+        stack, seen = [cell], []
+        opened = opened | {cell}
+        while stack:
+            r, c = stack.pop()
+            nb = [(r + a, c + b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+            nb = [x for x in nb if 0 <= x[0] < rows and 0 <= x[1] < cols]
+            value = sum(
+                board.cells[x] == -2 or (x in cells and layout >> cells.index(x) & 1) for x in nb
+            )
+            seen.append(((r, c), value))
+            if value == 0:
+                for x in nb:
+                    if x in cells and x not in opened:
+                        opened = opened | {x}
+                        stack.append(x)
+        return frozenset(opened), tuple(sorted(seen))
+
+    memo = {}
+
+    def value(states, opened):
+        if (states, opened) in memo:
+            return memo[states, opened]
+        todo = [
+            x
+            for i, x in enumerate(cells)
+            if x not in opened and any(not s >> i & 1 for s in states)
+        ]
+        if len(states) == 1 or not todo:
+            return Fraction(1)
+        best = Fraction(0)
+        for x in todo:
+            i = cells.index(x)
+            parts = {}
+            for s in states:
+                if not s >> i & 1:
+                    o, seen = shown(s, x, opened)
+                    parts.setdefault((o, seen), []).append(s)
+            won = sum(len(p) * value(tuple(p), o) for (o, _), p in parts.items())
+            best = max(best, won / len(states))
+        memo[states, opened] = best
+        return best
+
+    return value(tuple(layouts), frozenset())
+
+
+def test_endgame_search_matches_exhaustive_search():
+    checked = 0
+    for board, _ in guess_positions(seeds=range(60), size=(4, 5, 5)):
+        found = enumerate_layouts(board, 16)
+        if found is None:
+            continue
+        move = solve_endgame(board, 16)
+        assert move is not None
+        assert move[1] == pytest.approx(float(exhaustive_win(board)))
+        checked += 1
+    assert checked > 5
+
+
+def test_isolated_regions_keep_their_exact_probabilities():
+    # Cut out of the board, an isolated region with a fixed mine count has the same exact
+    # probabilities as on the whole board: nothing outside informs it.
+    checked = 0
+    for board, _ in guess_positions(seeds=range(12), preset="expert"):
+        memory = MineMemory()
+        memory.known(board)
+        memory.add(solve(board).mines)
+        flagged = memory.flagged(board)
+        full = solve(flagged).exact
+        for region in isolated_regions(flagged):
+            sub = region_board(flagged, region, 500)
+            if sub is not None:
+                exact = solve(sub).exact
+                assert all(exact[cell] == full[cell] for cell in region)
+                checked += 1
+    assert checked > 3
 
 
 def test_enumerated_layouts_match_exact_count():

@@ -11,6 +11,14 @@ from ..board import COVERED, FLAG, Board, neighbour_sum
 
 Cell = tuple[int, int]
 
+_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def neighbours(cell: Cell, rows: int, cols: int) -> list[Cell]:
+    """The (up to 8) cells around ``cell`` on a rows x cols board."""
+    r, c = cell
+    return [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
+
 
 class Player(ABC):
     """A Minesweeper strategy.

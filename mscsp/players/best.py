@@ -6,15 +6,20 @@ When no cell is certainly safe, in order:
    unknown neighbour, can never be told apart by later clicks: the coin must be tossed
    anyway, and tossing it now wastes no other risk.
 2. **Exact game-tree search** when few mine layouts remain (``tree_layouts``): the layouts
-   are enumerated and the click that maximises the exact probability of winning is chosen.
-3. **Look-ahead.** Candidates are the cells whose safety is within ``tolerance`` (relative)
-   of the safest (plus a few unconstrained representatives). Each candidate is probed: for
-   every number it could show, the position is solved again, which gives how likely that
-   number is, whether some cell then becomes certain (*progress*; a zero always does), and
-   the safety of the best next click. The score is the chance of surviving this click and
-   the next (*secondary safety*) plus ``progress_weight`` times the progress probability.
-   A *dead* cell (one whose number is already determined) teaches nothing, so it is taken
-   only when every candidate is dead.
+   are enumerated and the click that maximises the exact probability of winning is chosen
+   (see :mod:`mscsp.players.endgame`).
+3. **Look-ahead.** A *dead* cell (one whose number is already determined) teaches nothing:
+   clicking it can always wait, so dead cells are found first (:func:`is_dead`) and are
+   neither candidates nor counted as next clicks. Candidates are every living frontier cell
+   whose safety is within ``tolerance`` (relative) of the safest, plus a few unconstrained
+   representatives when those are competitive. Candidates are probed safest first: for
+   every number a candidate could show, the position is solved again, which gives how
+   likely that number is, whether some cell then becomes certain (*progress*) and the
+   safety of the next click (a blend of the safest and second-safest living cells). The
+   score is the chance of surviving this click and the next plus ``progress_weight`` times
+   the progress probability; a probe stops as soon as it cannot beat the best score so far.
+4. **Domination.** If every outcome of the chosen click leaves the same single safest next
+   cell, and that cell is safer now than the chosen one, it is played first.
 """
 
 from __future__ import annotations
@@ -27,16 +32,42 @@ from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
-from .base import Cell, cells_of
+from .base import Cell, neighbours
 from .csp import CspPlayer
-from .endgame import solve_endgame
+from .endgame import isolated_regions, region_board, solve_endgame
 
-_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+#: Scores closer than this are ties (float noise of sums of exact ratios).
+_EPS = 1e-12
 
 
-def neighbours(cell: Cell, rows: int, cols: int) -> list[Cell]:
-    r, c = cell
-    return [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
+def is_dead(cells: np.ndarray, mines: np.ndarray, cell: Cell) -> bool:
+    """Whether ``cell``'s number is already determined should it be safe.
+
+    True when its unknown neighbours (covered, not known mines) are exactly the unknown
+    neighbours of one revealed number besides ``cell`` itself (or there are none): the
+    number then fixes how many mines they hold. A sufficient test, not a complete one; the
+    look-ahead finds the other dead cells when it probes them.
+
+    Args:
+        cells: The board's cell codes.
+        mines: Cells known to be mines (flags included).
+        cell: A covered cell.
+    """
+    rows, cols = cells.shape
+    around = {n for n in neighbours(cell, rows, cols) if cells[n] == COVERED and not mines[n]}
+    if not around:
+        return True
+    anchor = min(around)
+    for w in neighbours(anchor, rows, cols):
+        if cells[w] >= 0:
+            seen = {
+                n
+                for n in neighbours(w, rows, cols)
+                if cells[n] == COVERED and not mines[n] and n != cell
+            }
+            if seen == around:
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -46,9 +77,14 @@ class Probe:
     Attributes:
         cell: The probed cell.
         safety: Probability the cell is safe.
-        survive2: Probability of surviving this click and the safest next one.
+        survive2: Probability of surviving this click and the next one (the next click's
+            safety is the blend of the safest and second-safest living cells).
         progress: Probability the click is safe and makes some cell certain.
         dead: The cell's number is already determined (it would teach nothing).
+        complete: Every outcome was evaluated (``False``: the probe stopped early because
+            it could not beat the best score so far; the figures are partial).
+        next_cell: The single safest living next cell, when it is the same cell after every
+            outcome (``None`` otherwise).
     """
 
     cell: Cell
@@ -56,6 +92,23 @@ class Probe:
     survive2: float
     progress: float
     dead: bool
+    complete: bool = True
+    next_cell: Cell | None = None
+
+
+@dataclass(frozen=True)
+class NextClick:
+    """The best next click after an outcome.
+
+    Attributes:
+        safety: Blended safety of the next click (1 when the game is won).
+        progress: Some living cell is certainly safe.
+        cell: The single safest living cell (``None`` when tied or won).
+    """
+
+    safety: float
+    progress: bool
+    cell: Cell | None
 
 
 class BestPlayer(CspPlayer):
@@ -64,9 +117,10 @@ class BestPlayer(CspPlayer):
     Args:
         backend: Counting backend name.
         tolerance: Candidates have safety at least ``(1 - tolerance)`` times the best.
-        max_candidates: Most cells probed per guess.
         progress_weight: Weight of the progress probability in the score.
+        blend: Weight of the second-safest living cell in the next click's safety.
         tree_layouts: Run the exact game-tree search when at most this many layouts remain.
+        tree_budget: Most (position, click) pairs the game-tree search evaluates.
     """
 
     name = "best"
@@ -74,16 +128,18 @@ class BestPlayer(CspPlayer):
     def __init__(
         self,
         backend: str = "dss",
-        tolerance: float = 0.05,
-        max_candidates: int = 8,
+        tolerance: float = 0.1,
         progress_weight: float = 0.1,
-        tree_layouts: int = 30,
+        blend: float = 0.2,
+        tree_layouts: int = 200,
+        tree_budget: int = 200_000,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
-        self.max_candidates = max_candidates
         self.progress_weight = progress_weight
+        self.blend = blend
         self.tree_layouts = tree_layouts
+        self.tree_budget = tree_budget
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         flagged = self.memory.flagged(board)
@@ -91,69 +147,164 @@ class BestPlayer(CspPlayer):
         if pair is not None:
             return pair
         if solution.weight <= self.tree_layouts:
-            move = solve_endgame(flagged, self.tree_layouts)
+            move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0]
-        probes = [
-            self.probe(flagged, solution, cell) for cell in self.candidates(flagged, solution)
-        ]
-        live = [p for p in probes if not p.dead] or probes
-        best = max(
-            live,
-            key=lambda p: (
-                p.survive2 + self.progress_weight * p.progress,
-                p.safety,
-                (-p.cell[0], -p.cell[1]),
-            ),
-        )
+        for region in isolated_regions(flagged):
+            sub = region_board(flagged, region, self.tree_layouts)
+            move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
+            if move is not None:
+                return move[0]
+        safety = 1.0 - solution.probabilities
+        best: Probe | None = None
+        dead: list[Probe] = []
+        score = 0.0
+        for cell in self.candidates(flagged, solution):
+            probe = self.probe(flagged, solution, cell, score if best else None)
+            if probe.dead:
+                dead.append(probe)
+            elif probe.complete:
+                value = self.score(probe)
+                if best is None or value > score + _EPS:
+                    best, score = probe, value
+        if best is None:
+            # Only dead cells: nothing to learn, so the safest (first in order) is played.
+            return dead[0].cell
+        nxt = best.next_cell
+        if nxt is not None and safety[nxt] > best.safety + _EPS:
+            return nxt
         return best.cell
 
+    def score(self, probe: Probe) -> float:
+        """The look-ahead value of a probe: survive two clicks, plus a little progress."""
+        return probe.survive2 + self.progress_weight * probe.progress
+
     def candidates(self, board: Board, solution: Solution) -> list[Cell]:
-        """Near-safest cells, safest first; unconstrained cells by a few representatives."""
-        safety = 1.0 - solution.probabilities
+        """Living cells near the safest, safest first (row-major among equals).
+
+        Every living frontier cell within ``tolerance`` of the safest cell, and a few
+        unconstrained representatives when unconstrained cells are that safe. When no
+        living cell is within reach, every living cell; when none lives, the safest cell.
+        """
+        probs = solution.probabilities
         unknown = self.memory.unknown(board)
-        bound = (1.0 - self.tolerance) * np.nanmax(np.where(unknown, safety, np.nan))
-        frontier: list[tuple[float, Cell]] = []
+        mines = (board.cells == FLAG) | (probs == 1.0)
+        safety = np.where(unknown, 1.0 - probs, -1.0)
+        bound = (1.0 - self.tolerance) * float(safety.max())
+        ranked: list[tuple[float, Cell]] = []
+        free_safety = None
         free: list[Cell] = []
         for odd in solution.odds:
-            value = 1.0 - odd.num / odd.den
-            if value < bound:
-                continue
             if isinstance(odd.cells, np.ndarray):
+                free_safety = 1.0 - odd.num / odd.den
                 free = representatives(board, odd.cells & unknown)
-            else:
-                frontier.extend((value, cell) for cell in odd.cells if unknown[cell])
-        frontier.sort(key=lambda vc: (-vc[0], vc[1]))
-        cells = [cell for _, cell in frontier[: self.max_candidates]] + free
-        return cells or cells_of(unknown)[:1]
+            elif odd.num < odd.den:
+                ranked.extend((1.0 - odd.num / odd.den, cell) for cell in odd.cells)
+        ranked.sort(key=lambda sc: (-sc[0], sc[1]))
+        living = [(s, c) for s, c in ranked if not is_dead(board.cells, mines, c)]
+        chosen = [c for s, c in living if s >= bound]
+        if free_safety is not None and free_safety >= bound:
+            # Unconstrained cells go in order of safety with the frontier ones.
+            at = sum(1 for s, _ in living if s >= bound and s > free_safety)
+            chosen[at:at] = free
+        if chosen:
+            return chosen
+        if living or free:
+            return [c for _, c in living] + free
+        return [ranked[0][1]]
 
-    def probe(self, board: Board, solution: Solution, cell: Cell) -> Probe:
-        """Solves the position once per number ``cell`` could show."""
+    def probe(
+        self, board: Board, solution: Solution, cell: Cell, beat: float | None = None
+    ) -> Probe:
+        """Solves the position once per number ``cell`` could show.
+
+        Args:
+            board: The position (proven mines flagged).
+            solution: Its solution.
+            cell: The cell to probe.
+            beat: Stop (``complete=False``) as soon as the score cannot exceed this.
+        """
         rows, cols = board.shape
         nbrs = neighbours(cell, rows, cols)
         known = sum(1 for n in nbrs if board.cells[n] == FLAG)
         open_ = sum(1 for n in nbrs if board.cells[n] == COVERED)
         total = solution.weight
-        safe_weight = survive = progress = 0
-        outcomes = 0
+        safety = 1.0 - float(solution.probabilities[cell])
+        left = safety  # probability of the outcomes not yet evaluated
+        survive = progress = 0.0
+        results: list[NextClick] = []
+        complete = True
         for value in range(known, known + open_ + 1):
+            if (
+                beat is not None
+                and survive + left + self.progress_weight * (progress + left) <= beat + _EPS
+            ):
+                complete = False
+                break
             cells = board.cells.copy()
             cells[cell] = value
             try:
                 after = solve(Board(cells, board.mines), self.backend)
             except InconsistentBoardError:
                 continue
-            weight = after.weight
-            if not weight:
+            if not after.weight:
                 continue
-            outcomes += 1
-            safe_weight += weight
-            if after.safe:
-                progress += weight
-                survive += weight
+            p = after.weight / total
+            left -= p
+            nxt = self.next_click(after)
+            results.append(nxt)
+            survive += p * nxt.safety
+            if nxt.progress:
+                progress += p
+        if not complete:
+            return Probe(cell, safety, survive, progress, False, False)
+        nexts = {nxt.cell for nxt in results}
+        return Probe(
+            cell,
+            safety,
+            survive,
+            progress,
+            len(results) <= 1,
+            True,
+            nexts.pop() if len(nexts) == 1 else None,
+        )
+
+    def next_click(self, after: Solution) -> NextClick:
+        """How safe the next click is in a solved position.
+
+        Dead cells are left out, certain ones included: a safe cell that teaches nothing is
+        no progress. The next click's safety blends the safest and second-safest living
+        cells; a won position (only mines left) is safe.
+        """
+        board = after.board
+        probs = after.probabilities
+        mines = (board.cells == FLAG) | (probs == 1.0)
+        ranked: list[tuple[float, Cell | None]] = []
+        fallback = 0.0
+        for odd in after.odds:
+            if odd.num == odd.den:
+                continue
+            value = 1.0 - odd.num / odd.den
+            fallback = max(fallback, value)
+            if isinstance(odd.cells, np.ndarray):
+                ranked.extend([(value, None)] * min(int(odd.cells.sum()), 2))
             else:
-                survive += weight * max(1 - o.num / o.den for o in after.odds)
-        return Probe(cell, safe_weight / total, survive / total, progress / total, outcomes <= 1)
+                ranked.extend((value, c) for c in odd.cells)
+        # Safest first; deadness is checked only until two living cells are found.
+        ranked.sort(key=lambda vc: -vc[0])
+        living: list[tuple[float, Cell | None]] = []
+        for value, c in ranked:
+            if c is None or not is_dead(board.cells, mines, c):
+                living.append((value, c))
+                if len(living) == 2:
+                    break
+        if not living:
+            # Won (nothing but mines left) or only dead cells: the safest is the next click.
+            return NextClick(fallback if fallback else 1.0, False, None)
+        first = living[0][0]
+        second = living[1][0] if len(living) > 1 else first
+        cell = living[0][1] if len(living) == 1 or second < first - _EPS else None
+        return NextClick((1.0 - self.blend) * first + self.blend * second, first == 1.0, cell)
 
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:

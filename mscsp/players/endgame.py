@@ -4,25 +4,34 @@ Every layout consistent with the board is equally likely. A click partitions the
 in which it is safe by what it shows (its number, and the cells a zero opens); the value of
 a position is the best click's average value over those parts, and a position with one
 layout left (or only mines left to find) is won. Layouts are bitmasks over the unknown
-cells, so the search is small integer work, memoised on (layouts, revealed cells).
+cells, so the search is small integer work, memoised on (layouts, revealed cells), and it
+tries only living cells with bound pruning (see :func:`solve_endgame`).
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from ..board import COVERED, FLAG, Board
-from .base import Cell
+import networkx as nx
+import numpy as np
 
-_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+from ..board import COVERED, FLAG, Board
+from .base import Cell, neighbours
 
 
 class _Abort(Exception):
     """The search outgrew its budget."""
 
 
-def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] | None:
+def enumerate_layouts(
+    board: Board, limit: int, any_count: bool = False
+) -> tuple[list[Cell], list[int]] | None:
     """All mine layouts of the unknown cells consistent with the board, as bitmasks.
+
+    Args:
+        board: The position (proven mines may be flagged).
+        limit: Give up (``None``) with more layouts than this.
+        any_count: Ignore the board's mine count (every number of mines is allowed).
 
     Returns:
         ``(cells, layouts)``, or ``None`` when there are more than ``limit`` layouts.
@@ -38,9 +47,7 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
         for c in range(cols):
             if cells_arr[r, c] < 0:
                 continue
-            nb = [
-                (r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols
-            ]
+            nb = neighbours((r, c), rows, cols)
             mine_nb = [index[n] for n in nb if n in index]
             if mine_nb:
                 needs.append(int(cells_arr[r, c]) - sum(cells_arr[n] == FLAG for n in nb))
@@ -56,7 +63,7 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
     layouts: list[int] = []
 
     def dfs(k: int, mask: int, used: int) -> None:
-        if used > remaining or used + len(order) - k < remaining:
+        if not any_count and (used > remaining or used + len(order) - k < remaining):
             return
         if k == len(order):
             layouts.append(mask)
@@ -84,13 +91,79 @@ def enumerate_layouts(board: Board, limit: int) -> tuple[list[Cell], list[int]] 
     return unknown, layouts
 
 
-def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[Cell, float] | None:
+def isolated_regions(board: Board) -> list[list[Cell]]:
+    """Covered regions that the rest of the board cannot inform, nor they the rest.
+
+    Covered cells (flags aside) are joined when they touch or share a revealed number; a
+    region all of whose cells touch a number has no unconstrained cell, so the numbers
+    around it see only its own cells, and clicks elsewhere never show anything about it.
+    """
+    cells_arr = board.cells
+    rows, cols = cells_arr.shape
+    graph = nx.Graph()
+    graph.add_nodes_from(map(tuple, np.argwhere(cells_arr == COVERED).tolist()))
+    constrained = set()
+    for r, c in np.argwhere(cells_arr >= 0).tolist():
+        seen = [n for n in neighbours((r, c), rows, cols) if n in graph]
+        constrained.update(seen)
+        graph.add_edges_from((seen[0], n) for n in seen[1:])
+    for cell in list(graph):
+        graph.add_edges_from((cell, n) for n in neighbours(cell, rows, cols) if n in graph)
+    return [
+        sorted(region)
+        for region in nx.connected_components(graph)
+        if all(cell in constrained for cell in region)
+    ]
+
+
+def region_board(board: Board, region: list[Cell], limit: int) -> Board | None:
+    """The position restricted to an isolated region whose mine count is fixed.
+
+    Covered cells outside the region become flags and the numbers away from it are made
+    satisfied, so the region's layouts are exactly those of the returned board.
+
+    Returns:
+        ``None`` when the region has more than ``limit`` layouts or no fixed mine count.
+    """
+    cells_arr = board.cells.copy()
+    rows, cols = cells_arr.shape
+    inside = set(region)
+    outside = cells_arr == COVERED
+    for cell in region:
+        outside[cell] = False
+    cells_arr[outside] = FLAG
+    flags = cells_arr == FLAG
+    for r in range(rows):
+        for c in range(cols):
+            if cells_arr[r, c] < 0:
+                continue
+            near = neighbours((r, c), rows, cols)
+            if not any(n in inside for n in near):
+                cells_arr[r, c] = sum(bool(flags[n]) for n in near)
+    free = Board(cells_arr, int(flags.sum()))
+    found = enumerate_layouts(free, limit, any_count=True)
+    if found is None or not found[1]:
+        return None
+    counts = {layout.bit_count() for layout in found[1]}
+    if len(counts) != 1:
+        return None
+    return Board(cells_arr, int(flags.sum()) + counts.pop())
+
+
+def solve_endgame(
+    board: Board, limit: int = 30, budget: int = 200_000
+) -> tuple[Cell, float] | None:
     """The click with the highest exact chance of winning, and that chance.
+
+    At every node only *living* cells are tried (a cell whose safe layouts all show the
+    same thing teaches nothing, and clicking it can wait), safest first; a cell is dropped
+    as soon as its chance of being safe, or the part of it still open, cannot beat the best
+    click found. Dead cells are tried only when no cell lives.
 
     Args:
         board: The position (proven mines may be flagged).
         limit: Give up (``None``) with more layouts than this.
-        budget: Give up after evaluating this many (position, click) pairs.
+        budget: Give up after this many (layout, click) evaluations.
     """
     found = enumerate_layouts(board, limit)
     if found is None or not found[1]:
@@ -101,21 +174,26 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
     n = len(unknown)
     index = {cell: i for i, cell in enumerate(unknown)}
     nbr_idx: list[list[int]] = []
+    nbr_mask: list[int] = []
     base: list[int] = []
     for r, c in unknown:
-        nb = [(r + dr, c + dc) for dr, dc in _OFFSETS if 0 <= r + dr < rows and 0 <= c + dc < cols]
-        nbr_idx.append([index[x] for x in nb if x in index])
-        base.append(sum(cells_arr[x] == FLAG for x in nb))
+        nb = neighbours((r, c), rows, cols)
+        idx = [index[x] for x in nb if x in index]
+        nbr_idx.append(idx)
+        nbr_mask.append(sum(1 << y for y in idx))
+        base.append(int(sum(cells_arr[x] == FLAG for x in nb)))
     full = (1 << n) - 1
     spent = [0]
 
     def shown(i: int, layout: int, revealed: int) -> tuple[int, tuple]:
         """Cells a safe click on ``i`` opens under ``layout``, and what they show."""
-        opened, seen, stack = revealed, [], [i]
-        opened |= 1 << i
+        value = base[i] + (layout & nbr_mask[i]).bit_count()
+        if value:
+            return revealed | (1 << i), (i, value)
+        opened, seen, stack = revealed | (1 << i), [], [i]
         while stack:
             x = stack.pop()
-            value = base[x] + sum((layout >> y) & 1 for y in nbr_idx[x])
+            value = base[x] + (layout & nbr_mask[x]).bit_count()
             seen.append((x, value))
             if value == 0:
                 for y in nbr_idx[x]:
@@ -123,6 +201,23 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
                         opened |= 1 << y
                         stack.append(y)
         return opened, tuple(sorted(seen))
+
+    def split(i: int, states: tuple[int, ...], revealed: int) -> dict[tuple, tuple[int, list]]:
+        """The layouts where ``i`` is safe, grouped by what clicking it shows."""
+        spent[0] += len(states)
+        if spent[0] > budget:
+            raise _Abort
+        parts: dict[tuple, tuple[int, list]] = {}
+        for layout in states:
+            if (layout >> i) & 1:
+                continue
+            opened, seen = shown(i, layout, revealed)
+            part = parts.get(seen)
+            if part is None:
+                parts[seen] = (opened, [layout])
+            else:
+                part[1].append(layout)
+        return parts
 
     @cache
     def value(states: tuple[int, ...], revealed: int) -> tuple[float, int]:
@@ -132,33 +227,45 @@ def solve_endgame(board: Board, limit: int = 30, budget: int = 20000) -> tuple[C
             all_mine &= layout
             any_mine |= layout
         todo = full & ~revealed & ~all_mine
-        if len(states) == 1 or not todo:
+        total = len(states)
+        if total == 1 or not todo:
             return 1.0, -1
         certain = todo & ~any_mine
-        choices = (
-            [(certain & -certain).bit_length() - 1]
-            if certain
-            else [i for i in range(n) if (todo >> i) & 1]
+        if certain:
+            i = (certain & -certain).bit_length() - 1
+            parts = split(i, states, revealed)
+            won = sum(len(p) * value(tuple(p), o)[0] for o, p in parts.values())
+            return won / total, i
+        # Safest first; exact ties in cell order.
+        safe_counts = sorted(
+            (
+                (total - sum((layout >> i) & 1 for layout in states), i)
+                for i in range(n)
+                if (todo >> i) & 1
+            ),
+            key=lambda ci: (-ci[0], ci[1]),
         )
-        best, best_i = -1.0, choices[0]
-        for i in choices:
-            spent[0] += 1
-            if spent[0] > budget:
-                raise _Abort
-            parts: dict[tuple, list[int]] = {}
-            opened_of: dict[tuple, int] = {}
-            for layout in states:
-                if (layout >> i) & 1:
-                    continue
-                opened, seen = shown(i, layout, revealed)
-                parts.setdefault(seen, []).append(layout)
-                opened_of[seen] = opened
-            total = sum(
-                len(part) * value(tuple(part), opened_of[key])[0] for key, part in parts.items()
-            )
-            if total / len(states) > best:
-                best, best_i = total / len(states), i
-        return best, best_i
+        splits = []
+        for safe, i in safe_counts:
+            parts = split(i, states, revealed)
+            if len(parts) > 1:
+                splits.append((safe, i, parts))
+        if not splits:  # every cell is dead: only survival is left to play for
+            splits = [(safe, i, split(i, states, revealed)) for safe, i in safe_counts]
+        best, best_i = -1, splits[0][1]
+        for safe, i, parts in splits:
+            if safe <= best:
+                break
+            won, left = 0.0, safe
+            for opened, part in sorted(parts.values(), key=lambda op: -len(op[1])):
+                if won + left <= best:
+                    break
+                won += len(part) * value(tuple(part), opened)[0]
+                left -= len(part)
+            else:
+                if won > best:
+                    best, best_i = won, i
+        return best / total, best_i
 
     try:
         win, i = value(tuple(layouts), 0)
