@@ -9,8 +9,6 @@ import sys
 import click
 from click.core import ParameterSource
 
-from learners.registry import SYSTEMS
-
 from ..errors import InvalidInputError
 from ..harness import EXECUTORS, RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
@@ -72,8 +70,8 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     show_default=True,
     metavar="NAME",
     help=(
-        f"Player: {', '.join(PLAYERS)}; a seed paper's learned system: {', '.join(SYSTEMS)}; "
-        "or learner:PATH (learner:default: the shipped model)."
+        f"Player: {', '.join(PLAYERS)}; a seed paper's learned system (mscsp learn system "
+        "--list); or learner:PATH (learner:default: the shipped model)."
     ),
 )
 @preset_option(" (default beginner unless --size/--mines)")
