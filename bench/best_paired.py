@@ -8,7 +8,7 @@ side won carry information about which is stronger; the sign test on them gives
 Usage::
 
     PYTHONPATH=$PWD python -m mscsp play -s best --preset expert -n 2000 --seed 1000000 \\
-        --log bench/results/new.jsonl
+        --out bench/results/new.jsonl
     python bench/best_paired.py bench/results/old.jsonl bench/results/new.jsonl [--json]
     python bench/best_paired.py --markdown OLD1 NEW1 OLD2 NEW2 ...   # one table row per pair
 """
