@@ -16,8 +16,10 @@ from ..game import PRESETS, Game
 from .options import (
     backend_option,
     board_size,
+    data_dirs_option,
     exit_interrupted,
     first_click_option,
+    games_per_shard_option,
     mines_option,
     preset_option,
     reports_errors,
@@ -66,13 +68,7 @@ def require_ml() -> None:
     show_default=True,
     help="Games to play (game i uses seed SEED+i); a rerun with more extends the directory.",
 )
-@click.option(
-    "--games-per-shard",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="Games per shard file (the unit of resuming).",
-)
+@games_per_shard_option(100)
 @workers_option()
 @seed_option
 @backend_option()
@@ -135,14 +131,7 @@ def data(
     show_default=True,
     help="Model config: resnet, cnn-seed, mlp-window, mlp-board, logistic.",
 )
-@click.option(
-    "--data",
-    "data_dirs",
-    multiple=True,
-    required=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Shard directory (repeatable).",
-)
+@data_dirs_option("Shard directory (repeatable).")
 @click.option("--out", default=None, help="Run directory (default runs/MODEL-LABELS).")
 @click.option(
     "--labels",
@@ -206,12 +195,8 @@ def train(
 
 @learn.command("eval")
 @click.argument("checkpoint")
-@click.option(
-    "--data",
-    "data_dirs",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Shard directory for accuracy vs the exact solver (held-out games).",
+@data_dirs_option(
+    "Shard directory for accuracy vs the exact solver (held-out games).", required=False
 )
 @click.option(
     "--preset",

@@ -12,8 +12,10 @@ from .learn import require_ml
 from .options import (
     backend_option,
     board_size,
+    data_dirs_option,
     exit_interrupted,
     first_click_option,
+    games_per_shard_option,
     json_option,
     mines_option,
     preset_option,
@@ -32,12 +34,8 @@ from .options import (
     type=click.Path(file_okay=False),
     help="Run directory (resumable: its dagger.json records the settings).",
 )
-@click.option(
-    "--data",
-    "base",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="CSP shard directory every round also trains on (repeatable).",
+@data_dirs_option(
+    "CSP shard directory every round also trains on (repeatable).", required=False, dest="base"
 )
 @click.option(
     "--init",
@@ -63,13 +61,7 @@ from .options import (
     show_default=True,
     help="Games played per round.",
 )
-@click.option(
-    "--games-per-shard",
-    type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
-    help="Games per shard file (the unit of resuming).",
-)
+@games_per_shard_option(50)
 @click.option(
     "--beta",
     type=click.FloatRange(0.0, 1.0),

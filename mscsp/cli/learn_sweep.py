@@ -8,7 +8,7 @@ import click
 
 from ..game import PRESETS
 from .learn import require_ml
-from .options import json_option, reports_errors, seed_option, training_options
+from .options import data_dirs_option, json_option, reports_errors, seed_option, training_options
 
 
 @click.command()
@@ -19,14 +19,7 @@ from .options import json_option, reports_errors, seed_option, training_options
     required=True,
     help="Model config to train (repeatable), e.g. resnet, resnet-plus, resnet-w32.",
 )
-@click.option(
-    "--data",
-    "data_dirs",
-    multiple=True,
-    required=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Shard directory (repeatable); its held-out games give the accuracy columns.",
-)
+@data_dirs_option("Shard directory (repeatable); its held-out games give the accuracy columns.")
 @click.option(
     "--out",
     required=True,

@@ -232,3 +232,26 @@ def training_options(steps_help: str, lr: float, lr_help: str) -> Callable:
         return func
 
     return apply
+
+
+def data_dirs_option(help_text: str, required: bool = True, dest: str = "data_dirs") -> Callable:
+    """``--data DIR`` (repeatable): existing shard directories written by ``learn data``."""
+    return click.option(
+        "--data",
+        dest,
+        multiple=True,
+        required=required,
+        type=click.Path(exists=True, file_okay=False),
+        help=help_text,
+    )
+
+
+def games_per_shard_option(default: int) -> Callable:
+    """``--games-per-shard N``: games per shard file, the unit of resuming."""
+    return click.option(
+        "--games-per-shard",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help="Games per shard file (the unit of resuming).",
+    )
