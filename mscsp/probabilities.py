@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property
 from math import comb
+from operator import mul
 from types import ModuleType
 
 import numpy as np
@@ -31,6 +32,9 @@ def _gmpy2() -> ModuleType | None:
     except ImportError:
         return None
 
+
+#: Up to this many cells, Python's own binomial beats the round trip through GMP.
+_SMALL_BINOMIAL = 4096
 
 #: Bits of one factor per big-integer product: the slice between two deadline checks. GMP
 #: multiplies a slice this size in well under a second; Python's Karatsuba needs a smaller one.
@@ -109,8 +113,8 @@ def free_ways(
     m_lo = max(left - last, 0)
     if m_hi < m_lo:
         return out
-    gmpy2 = _gmpy2()
     # One big binomial (GMP's is much faster on big boards), then a ratio per step.
+    gmpy2 = _gmpy2() if n_free > _SMALL_BINOMIAL else None
     value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
     for m in range(m_hi, m_lo - 1, -1):
         if deadline is not None and m % 256 == 0:
@@ -153,8 +157,7 @@ class Solution:
     @cached_property
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
-        out = np.full(self.board.shape, np.nan)
-        out[self.board.cells == FLAG] = 1.0
+        out = np.where(self.board.cells == FLAG, 1.0, np.nan)
         for odd in self.odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
@@ -282,7 +285,7 @@ def combine(
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
     free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)
-    weight = sum(w * f for w, f in zip(everything, free, strict=True))
+    weight = sum(map(mul, everything, free))
     if weight == 0:
         raise InconsistentBoardError(
             f"no placement of the {system.remaining} unflagged mines satisfies the numbers"
@@ -295,7 +298,7 @@ def combine(
         if deadline is not None:
             deadline.check()
         for cells, cell_count in zip(comp.cells, count.cell_counts, strict=True):
-            num = sum(c * w for c, w in zip(cell_count[first:], comp_ways, strict=False) if c)
+            num = sum(map(mul, cell_count[first:], comp_ways))
             odds.append(CellOdds(cells, num, weight))
     if n_free:
         # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.

@@ -79,15 +79,18 @@ def propagate(
     """
     if touching is None:
         touching = touching_lists(constraints, len(lo))
-    queued = [c >= first for c in range(len(constraints))]
-    queue = deque(range(first, len(constraints)))
+    n = len(constraints)
+    queued = [False] * first + [True] * (n - first)
+    queue = deque(range(first, n))
+    timed = deadline is not None and deadline.end is not None
     done = 0
     while queue:
         c = queue.popleft()
         queued[c] = False
-        done += 1
-        if deadline is not None and done % _CHECK_EVERY == 0:
-            deadline.check()
+        if timed:
+            done += 1
+            if done % _CHECK_EVERY == 0:
+                deadline.check()
         groups, t = constraints[c]
         s_lo = s_hi = 0
         for g in groups:
@@ -97,14 +100,17 @@ def propagate(
             raise _contradiction()
         if s_lo == s_hi:  # every group already fixed
             continue
+        # The other groups hold between s_lo - lo[g] and s_hi - hi[g] mines, so g holds
+        # between t - s_hi + hi[g] and t - s_lo + lo[g].
+        below, above = t - s_hi, t - s_lo
         for g in groups:
-            # The other groups hold between s_lo - lo[g] and s_hi - hi[g] mines.
-            least = t - s_hi + hi[g]
-            most = t - s_lo + lo[g]
-            if least > lo[g] or most < hi[g]:
-                lo[g] = max(lo[g], least)
-                hi[g] = min(hi[g], most)
-                if lo[g] > hi[g]:
+            low, high = lo[g], hi[g]
+            least = below + high
+            most = above + low
+            if least > low or most < high:
+                lo[g] = low = max(low, least)
+                hi[g] = high = min(high, most)
+                if low > high:
                     raise _contradiction()
                 for other in touching[g]:
                     if not queued[other]:
