@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mscsp
 from mscsp import constraints
+from mscsp.backends import dss
+from mscsp.backends.brute import BruteBackend
 from mscsp.board import COVERED, FLAG, Board
+from mscsp.constraints import Component, build_system
 from mscsp.errors import InconsistentBoardError
 from mscsp.game import PRESETS
 from mscsp.positions import game_positions
+from mscsp.reduce import reduce_system
 
 
 def _general(board: Board):
@@ -138,3 +144,53 @@ def test_small_build_matches_general_on_random_boards(shape, seed, mines):
     fast = _small(board)
     if fast is not None:
         assert fast == _general(board)
+
+
+def _components(preset: str, games: int) -> list[Component]:
+    return [
+        component
+        for board in _positions(preset, games)
+        for component in reduce_system(build_system(board)).components
+    ]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_enumeration_and_merged_search_count_alike_on_real_games(preset):
+    """The two counting roads of ``dss`` on every component of real games, and the brute
+    force (every cell assignment) on those small enough for it."""
+    brute = BruteBackend()
+    enumerated = 0
+    for component in _components(preset, 3):
+        merged = dss.merged_search(component)
+        if prod(size + 1 for size in component.sizes) <= 1 << 16:
+            assert dss._enumerate(component) == merged
+            enumerated += 1
+        if component.n_cells <= 10:
+            assert brute.count(component) == merged
+    assert enumerated
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 3), min_size=2, max_size=5),
+    picks=st.lists(st.tuples(st.integers(1, 2**5 - 1), st.integers(0, 5)), min_size=1, max_size=5),
+)
+def test_enumeration_and_merged_search_count_alike_on_random_components(sizes, picks):
+    """Made-up components (groups of up to 3 cells, constraints on any subsets that link
+    every group, targets possibly unreachable): both roads and the brute force agree, zero
+    counts included."""
+    constraints = [
+        (tuple(g for g in range(len(sizes)) if subset >> g & 1), target)
+        for subset, target in picks
+        if subset < 1 << len(sizes)
+    ]
+    linked = {0}
+    for _ in sizes:  # grow the set of groups linked to group 0 until it stops growing
+        for groups, _ in constraints:
+            if linked.intersection(groups):
+                linked.update(groups)
+    assume(linked == set(range(len(sizes))))
+    component = Component(tuple(sizes), tuple(sorted(set(constraints))))
+    merged = dss.merged_search(component)
+    assert dss._enumerate(component) == merged
+    assert BruteBackend().count(component) == merged
