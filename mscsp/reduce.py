@@ -216,38 +216,47 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
     constraints are sorted too, so the same shape anywhere on a board gives an equal
     :class:`Component` (the key of :class:`mscsp.solver.CountCache`).
     """
-    parent: dict[int, int] = {}
-
-    def root(g: int) -> int:
-        while parent.setdefault(g, g) != g:
-            parent[g] = parent[parent[g]]
-            g = parent[g]
-        return g
-
+    # Each group's component, merging the smaller into the larger when a constraint links
+    # two of them.
+    label = [-1] * len(system.sizes)
+    members: list[list[int]] = []
     for groups in residual:
-        first = root(groups[0])
-        for g in groups[1:]:
-            other = root(g)
-            if other != first:
-                parent[max(first, other)] = min(first, other)
-                first = min(first, other)
-    members: dict[int, list[int]] = {}
-    for g in sorted(parent):
-        members.setdefault(root(g), []).append(g)
-    constraints_of: dict[int, list[Constraint]] = {r: [] for r in members}
+        own = -1
+        for g in groups:
+            k = label[g]
+            if k < 0:
+                if own < 0:
+                    own = len(members)
+                    members.append([])
+                label[g] = own
+                members[own].append(g)
+            elif own < 0:
+                own = k
+            elif k != own:
+                if len(members[k]) > len(members[own]):
+                    k, own = own, k
+                for h in members[k]:
+                    label[h] = own
+                members[own] += members[k]
+                members[k] = []
+    constraints_of: list[list[Constraint]] = [[] for _ in members]
     for groups, t in residual.items():
-        constraints_of[root(groups[0])].append((groups, t))
+        constraints_of[label[groups[0]]].append((groups, t))
+    sizes, cells = system.sizes, system.cells
     components = []
-    for r in sorted(members):
-        groups = members[r]
+    for groups, constraints in sorted(
+        (sorted(groups), constraints)
+        for groups, constraints in zip(members, constraints_of, strict=True)
+        if groups
+    ):
         local = {g: i for i, g in enumerate(groups)}
         components.append(
             Component(
-                sizes=tuple(system.sizes[g] for g in groups),
+                sizes=tuple(sizes[g] for g in groups),
                 constraints=tuple(
-                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints_of[r])
+                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints)
                 ),
-                cells=tuple(system.cells[g] for g in groups),
+                cells=tuple(cells[g] for g in groups),
             )
         )
     return components
