@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,9 +19,11 @@ from .errors import InconsistentBoardError
 Cell = tuple[int, int]
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(NamedTuple):
     """An independent part of the frontier, the unit every backend counts.
+
+    Immutable, compared and hashed by value (a named tuple: a solve makes many, and a tuple
+    is made several times faster than a frozen dataclass).
 
     Attributes:
         sizes: Number of cells in each group.
@@ -41,9 +44,10 @@ class Component:
         return len(self.sizes)
 
 
-@dataclass(frozen=True)
-class ComponentCount:
+class ComponentCount(NamedTuple):
     """Exact solution counts of one component, by number of mines ``k`` in the component.
+
+    Immutable, compared by value (a named tuple, like :class:`Component`).
 
     Attributes:
         counts: ``counts[k]``: cell-level solutions with ``k`` mines.

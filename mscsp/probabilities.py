@@ -10,6 +10,7 @@ from functools import cache, cached_property
 from math import comb
 from operator import mul
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -124,9 +125,8 @@ def free_ways(
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class CellOdds:
-    """Cells sharing one exact mine probability ``num / den``."""
+class CellOdds(NamedTuple):
+    """Cells sharing one exact mine probability ``num / den`` (an immutable named tuple)."""
 
     cells: tuple[Cell, ...] | np.ndarray
     num: int

@@ -117,7 +117,7 @@ def _enumerate(component: Component) -> ComponentCount:
     plan: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for c, (groups, _) in enumerate(component.constraints):
         after = sum(sizes[g] for g in groups)
-        for g in groups:
+        for g in sorted(groups):  # in the order groups are visited
             after -= sizes[g]
             plan[g].append((c, after))
     binomials = [_binomials(size) for size in sizes]
@@ -161,6 +161,8 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     if len(sizes) == 1:  # common after reductions: one group under one or more constraints
         return _single_group(sizes[0], {t for _, t in component.constraints})
     if prod(size + 1 for size in sizes) <= _ENUMERATE:
+        if backend is not None:  # as the merged search does before its first layer
+            backend._check_deadline(backend._deadline())
         return _enumerate(component)
     return merged_search(component, backend)
 
