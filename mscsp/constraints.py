@@ -6,7 +6,8 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -65,8 +66,7 @@ class ComponentCount(NamedTuple):
         return sum(self.counts)
 
 
-@dataclass(frozen=True)
-class System:
+class System(NamedTuple):
     """The whole board as a group-level constraint system, before reductions.
 
     One constraint per revealed number next to covered cells: the mines of its groups sum to
@@ -85,6 +85,8 @@ class System:
         remaining: Mines not yet flagged.
         settled: ``(group, mines)`` of the groups settled while building (all safe: 0 mines;
             all mines: their size).
+
+    Immutable (a named tuple, made faster than a frozen dataclass).
     """
 
     sizes: list[int]
@@ -93,7 +95,7 @@ class System:
     numbers: list[Cell]
     unconstrained: np.ndarray
     remaining: int
-    settled: list[tuple[int, int]] = field(default_factory=list)
+    settled: Sequence[tuple[int, int]] = ()
 
     @property
     def frontier(self) -> list[Cell]:
