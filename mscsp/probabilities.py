@@ -34,8 +34,9 @@ def _gmpy2() -> ModuleType | None:
         return None
 
 
-#: Up to this many cells, Python's own binomial beats the round trip through GMP.
-_SMALL_BINOMIAL = 4096
+#: Up to this many cells, Python's own binomial is as fast as the round trip through GMP
+#: (0.09 against 0.18 us for C(81, 10); 9.4 against 0.6 us for C(480, 99)).
+_SMALL_BINOMIAL = 200
 
 #: Bits of one factor per big-integer product: the slice between two deadline checks. GMP
 #: multiplies a slice this size in well under a second; Python's Karatsuba needs a smaller one.

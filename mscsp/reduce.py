@@ -181,6 +181,8 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
         InconsistentBoardError: The numbers contradict each other.
     """
     constraints = system.constraints
+    if not constraints:  # no number with an undecided cell: only the settled groups
+        return Reduction(fixed=list(system.settled), system=system, residual={})
     lo = [0] * len(system.sizes)
     hi = list(system.sizes)
     for g, mines in system.settled:

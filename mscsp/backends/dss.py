@@ -126,27 +126,34 @@ def _enumerate(component: Component) -> ComponentCount:
     cell_counts = [[0] * length for _ in range(n)]
     mines = [0] * n
 
+    last = n - 1
+
     def visit(g: int, k: int, weight: int) -> None:
-        if g == n:  # every constraint met exactly: the bounds left no other choice
-            counts[k] += weight
-            for h in range(n):
-                if mines[h]:
-                    # One given cell of h is a mine in x / size of h's layouts.
-                    cell_counts[h][k] += weight * mines[h] // sizes[h]
-            return
         low, high = 0, sizes[g]
-        for c, rest in plan[g]:
+        here = plan[g]
+        for c, rest in here:
             need = residual[c]
             if need - rest > low:
                 low = need - rest
             if need < high:
                 high = need
+        if g == last:  # each x left meets every constraint exactly: a solution
+            for x in range(low, high + 1):
+                mines[g] = x
+                layouts = weight * binomials[g][x]
+                counts[k + x] += layouts
+                for h in range(n):
+                    if mines[h]:
+                        # One given cell of h is a mine in x_h / size_h of the layouts.
+                        cell_counts[h][k + x] += layouts * mines[h] // sizes[h]
+            mines[g] = 0
+            return
         for x in range(low, high + 1):
             mines[g] = x
-            for c, _ in plan[g]:
+            for c, _ in here:
                 residual[c] -= x
             visit(g + 1, k + x, weight * binomials[g][x])
-            for c, _ in plan[g]:
+            for c, _ in here:
                 residual[c] += x
         mines[g] = 0
 
