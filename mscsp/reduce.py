@@ -62,7 +62,7 @@ def propagate(
     deadline: Deadline | None = None,
     first: int = 0,
     touching: list[list[int]] | None = None,
-) -> None:
+) -> bool:
     """Tightens the bounds ``lo <= x <= hi`` on each group's mines to a fixpoint (DSS).
 
     Args:
@@ -74,9 +74,13 @@ def propagate(
             given bounds; only the others are visited first.
         touching: The constraints of each group (:func:`touching_lists`), if at hand.
 
+    Returns:
+        Whether any bound changed.
+
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
     """
+    changed = False
     if touching is None:
         touching = touching_lists(constraints, len(lo))
     n = len(constraints)
@@ -112,10 +116,12 @@ def propagate(
                 hi[g] = high = min(high, most)
                 if low > high:
                     raise _contradiction()
+                changed = True
                 for other in touching[g]:
                     if not queued[other]:
                         queued[other] = True
                         queue.append(other)
+    return changed
 
 
 def touching_lists(
@@ -188,16 +194,17 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     for g, mines in system.settled:
         lo[g] = hi[g] = mines
     touching = touching_lists(constraints, len(lo))
-    propagate(constraints, lo, hi, deadline, touching=touching)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
-    # expose new subsets.
-    remaining = open_part(constraints, lo, hi)
+    # expose new subsets. (Every group of a constraint starts open: with no bound changed,
+    # the open part is the whole system.)
+    changed = propagate(constraints, lo, hi, deadline, touching=touching)
+    remaining = open_part(constraints, lo, hi) if changed else constraints
     derived = subset_rule(remaining)
     if derived:
         every = constraints + derived
         touching_lists(every, len(lo), len(constraints), touching)
-        propagate(every, lo, hi, deadline, first=len(constraints), touching=touching)
-        remaining = open_part(constraints, lo, hi)
+        if propagate(every, lo, hi, deadline, first=len(constraints), touching=touching):
+            remaining = open_part(constraints, lo, hi)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
