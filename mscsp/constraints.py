@@ -268,7 +268,8 @@ def _build_small(board: Board) -> System:
         return System([], [], [], [], _mask(covered, n, cols), remaining)
     tables = _shape_tables(rows, cols)
     values = int.from_bytes(raw.translate(_VALUE), "little")
-    flags_near = _around_sums(int.from_bytes(raw.translate(_IS_FLAG), "little"), tables)
+    flags = int.from_bytes(raw.translate(_IS_FLAG), "little")
+    flags_near = _around_sums(flags, tables) if n_flags else 0
     open_near = _around_sums(covered, tables)
     # Every number needs value - flags mines among its open (covered) neighbours.
     _check_lanes(raw, numbers, values, flags_near, flags_near + open_near, tables)
@@ -284,6 +285,7 @@ def _build_small(board: Board) -> System:
         first = (mines & safe).to_bytes(n, "little").find(1)
         raise InconsistentBoardError("a cell must be both a mine and safe", tables.coords[first])
     undecided = covered ^ mines ^ safe
+    undecided_near = _around_sums(undecided, tables) if mines or safe else open_near
     mines_near = 0
     if mines or safe:
         mines_near = _around_sums(mines, tables)
@@ -293,11 +295,11 @@ def _build_small(board: Board) -> System:
             numbers,
             values,
             flags_near + mines_near,
-            flags_near + mines_near + _around_sums(undecided, tables),
+            flags_near + mines_near + undecided_near,
             tables,
         )
     # The numbers still with undecided cells, row-major: one constraint each.
-    active = (numbers & _nonzero(_around_sums(undecided, tables), tables)).to_bytes(n, "little")
+    active = (numbers & _nonzero(undecided_near, tables)).to_bytes(n, "little")
     around, coords = tables.around, tables.coords
     is_open = undecided.to_bytes(n, "little")
     taken = (flags_near + mines_near).to_bytes(n, "little")
