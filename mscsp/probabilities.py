@@ -118,11 +118,15 @@ def free_ways(
     # One big binomial (GMP's is much faster on big boards), then a ratio per step.
     gmpy2 = _gmpy2() if n_free > _SMALL_BINOMIAL else None
     value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
-    for m in range(m_hi, m_lo - 1, -1):
-        if deadline is not None and m % 256 == 0:
+    timed = deadline is not None and deadline.end is not None
+    index = left - m_hi - first
+    for m in range(m_hi, m_lo, -1):
+        if timed and m % 256 == 0:
             deadline.check()
-        out[left - m - first] = value
+        out[index] = value
+        index += 1
         value = value * m // (n_free - m + 1)  # C(n, m - 1) from C(n, m)
+    out[index] = value
     return out
 
 
@@ -286,7 +290,8 @@ def combine(
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
     free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)
-    weight = sum(map(mul, everything, free))
+    layouts = list(map(mul, everything, free))  # by number of mines on the frontier
+    weight = sum(layouts)
     if weight == 0:
         raise InconsistentBoardError(
             f"no placement of the {system.remaining} unflagged mines satisfies the numbers"
@@ -302,11 +307,10 @@ def combine(
             num = sum(map(mul, cell_count[first:], comp_ways))
             odds.append(CellOdds(cells, num, weight))
     if n_free:
-        # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.
-        num = sum(
-            w * f * (left - lowest - s)
-            for s, (w, f) in enumerate(zip(everything, free, strict=True))
-        )
+        # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts,
+        # where m = left - lowest - s mines are on the free cells.
+        mines_free = range(left - lowest, left - lowest - len(layouts), -1)
+        num = sum(map(mul, layouts, mines_free))
         odds.append(CellOdds(system.unconstrained, num // n_free, weight))
     return Solution(
         board=board,
