@@ -247,8 +247,10 @@ def _build_small(board: Board) -> System:
 
     Each property of the board (covered, flagged, revealed, the numbers' values) becomes
     one Python integer with a byte per cell ("lanes"). Sums over every cell's neighbours
-    are then a few shifts and additions over the whole board (:func:`_around_sums`), and
-    so are the checks and the single-point rules for every number at once. Only the numbers
+    are then a few shifts and additions (:func:`_around_sums`), and so are the checks and
+    the single-point rules for every number at once. The lanes span only the rows from the
+    one above the first revealed number to the one below the last (no other cell is a
+    number or next to one), so a nearly untouched board costs little. Only the numbers
     left with undecided cells are visited one by one, in row-major order, their neighbours
     in the order of ``_DIRS``, as the array code does: groups, constraints and the first
     number an error names come out identical (``tests/test_fast_paths.py`` checks this on
@@ -256,23 +258,36 @@ def _build_small(board: Board) -> System:
     """
     cells = board.cells
     rows, cols = cells.shape
-    n = rows * cols
-    raw = cells.astype(np.int8, copy=False).tobytes()
-    n_flags = raw.count(FLAG % 256)
+    whole = cells.astype(np.int8, copy=False).tobytes()
+    n_flags = whole.count(FLAG % 256)
     remaining = board.mines - n_flags
     if remaining < 0:
         raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
-    covered = int.from_bytes(raw.translate(_IS_COVERED), "little")
-    numbers = int.from_bytes(raw.translate(_IS_NUMBER), "little")
-    if not numbers:  # an untouched board: every covered cell is alike
-        return System([], [], [], [], _mask(covered, n, cols), remaining)
-    tables = _shape_tables(rows, cols)
+    covered_bytes = whole.translate(_IS_COVERED)
+    number_bytes = whole.translate(_IS_NUMBER)
+    first = number_bytes.find(1)
+    if first < 0:  # an untouched board: every covered cell is alike
+        return System([], [], [], [], _mask(bytearray(covered_bytes), cols), remaining)
+    # The rows that matter (see above); cell i of them is cell i + offset of the board.
+    top = max(first // cols - 1, 0)
+    offset = top * cols
+    n = (min(number_bytes.rfind(1) // cols + 2, rows) - top) * cols
+    tables = _shape_tables(n // cols, cols)
+    if n == len(whole):
+        raw, coords = whole, tables.coords
+        covered = int.from_bytes(covered_bytes, "little")
+        numbers = int.from_bytes(number_bytes, "little")
+    else:
+        raw = whole[offset : offset + n]
+        coords = _shape_tables(rows, cols).coords[offset : offset + n]
+        covered = int.from_bytes(covered_bytes[offset : offset + n], "little")
+        numbers = int.from_bytes(number_bytes[offset : offset + n], "little")
     values = int.from_bytes(raw.translate(_VALUE), "little")
-    flags = int.from_bytes(raw.translate(_IS_FLAG), "little")
-    flags_near = _around_sums(flags, tables) if n_flags else 0
+    flags = int.from_bytes(raw.translate(_IS_FLAG), "little") if n_flags else 0
+    flags_near = _around_sums(flags, tables) if flags else 0
     open_near = _around_sums(covered, tables)
     # Every number needs value - flags mines among its open (covered) neighbours.
-    _check_lanes(raw, numbers, values, flags_near, flags_near + open_near, tables)
+    _check_lanes(raw, coords, numbers, values, flags_near, flags_near + open_near, tables)
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.
@@ -283,7 +298,7 @@ def _build_small(board: Board) -> System:
     safe = covered & _nonzero(_around_sums(empty, tables), tables)
     if mines & safe:
         first = (mines & safe).to_bytes(n, "little").find(1)
-        raise InconsistentBoardError("a cell must be both a mine and safe", tables.coords[first])
+        raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
     undecided = covered ^ mines ^ safe
     undecided_near = _around_sums(undecided, tables) if mines or safe else open_near
     mines_near = 0
@@ -292,6 +307,7 @@ def _build_small(board: Board) -> System:
         # Again, with the settled mines taken off and only the undecided cells open.
         _check_lanes(
             raw,
+            coords,
             numbers,
             values,
             flags_near + mines_near,
@@ -300,7 +316,7 @@ def _build_small(board: Board) -> System:
         )
     # The numbers still with undecided cells, row-major: one constraint each.
     active = (numbers & _nonzero(undecided_near, tables)).to_bytes(n, "little")
-    around, coords = tables.around, tables.coords
+    around = tables.around
     is_open = undecided.to_bytes(n, "little")
     taken = (flags_near + mines_near).to_bytes(n, "little")
     live_numbers: list[int] = []
@@ -338,21 +354,28 @@ def _build_small(board: Board) -> System:
             settled.append((len(sizes), mine * len(found)))
             sizes.append(len(found))
             group_tuples.append(tuple(coords[j] for j in found))
+    # Covered cells next to no number: none of those rows, and the rest of the board.
     near_numbers = _nonzero(_around_sums(numbers, tables), tables)
+    here = (covered & ~near_numbers).to_bytes(n, "little")
+    if n == len(whole):
+        unconstrained = bytearray(here)
+    else:
+        unconstrained = bytearray(covered_bytes)
+        unconstrained[offset : offset + n] = here
     return System(
         sizes=sizes,
         cells=group_tuples,
         constraints=[(tuple(m), need) for m, need in zip(members, needs, strict=True)],
         numbers=[coords[i] for i in live_numbers],
-        unconstrained=_mask(covered & ~near_numbers, n, cols),
+        unconstrained=_mask(unconstrained, cols),
         remaining=remaining,
         settled=settled,
     )
 
 
-def _mask(lanes: int, n: int, cols: int) -> np.ndarray:
-    """A byte-per-cell integer of 0/1 as a boolean board mask (writable)."""
-    return np.frombuffer(bytearray(lanes.to_bytes(n, "little")), dtype=bool).reshape(-1, cols)
+def _mask(cells: bytearray, cols: int) -> np.ndarray:
+    """A byte of 0 or 1 per cell as a boolean board mask (writable: it shares ``cells``)."""
+    return np.frombuffer(cells, dtype=bool).reshape(-1, cols)
 
 
 def _indices(lanes: int, n: int) -> list[int]:
@@ -380,17 +403,24 @@ def _at_most(low: int, high: int, tables: _ShapeTables) -> int:
 
 
 def _check_lanes(
-    raw: bytes, numbers: int, values: int, low: int, high: int, tables: _ShapeTables
+    raw: bytes,
+    coords: list[Cell],
+    numbers: int,
+    values: int,
+    low: int,
+    high: int,
+    tables: _ShapeTables,
 ) -> None:
     """Raises on the first number (row-major) whose value is not within ``low..high``:
-    the mines already around it, and those plus its open neighbours."""
+    the mines already around it, and those plus its open neighbours (``coords``: the
+    board cell of each lane)."""
     fine = _at_most(low, values, tables) & _at_most(values, high, tables)
     bad = numbers ^ (numbers & fine)
     if bad:
         n = len(raw)
         i = bad.to_bytes(n, "little").find(1)
         lo, hi = low.to_bytes(n, "little")[i], high.to_bytes(n, "little")[i]
-        _fail(raw[i], tables.coords[i], raw[i] - lo, hi - lo)
+        _fail(raw[i], coords[i], raw[i] - lo, hi - lo)
 
 
 @dataclass(frozen=True)
@@ -420,7 +450,7 @@ class _ShapeTables:
     highs: int
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _shape_tables(rows: int, cols: int) -> _ShapeTables:
     around = []
     for r in range(rows):
