@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from math import prod
+from math import comb, prod
 
 import numpy as np
 import pytest
@@ -192,3 +192,15 @@ def test_enumeration_and_merged_search_count_alike_on_random_components(sizes, p
     merged = dss.merged_search(component)
     assert dss._enumerate(component) == merged
     assert BruteBackend().count(component) == merged
+
+
+def test_loose_components_leave_the_enumeration_for_the_merged_search():
+    """Sixteen cells under one number (after reductions, a component no real frontier
+    has): enumerating would visit thousands of nodes, so ``dss`` gives up after its
+    budget and the merged search counts it, exactly."""
+    component = Component((1,) * 16, ((tuple(range(16)), 8),))
+    with pytest.raises(dss._OverBudget):
+        dss._enumerate(component, dss._NODES)
+    count = dss.count_component(component)
+    assert count.counts == tuple(comb(16, 8) if k == 8 else 0 for k in range(17))
+    assert count.cell_counts == ((tuple(comb(15, 7) if k == 8 else 0 for k in range(17)),) * 16)

@@ -26,10 +26,18 @@ from .base import Backend
 #: Components with at most this many groups are searched in their own order.
 _SMALL = 4
 #: Components with at most this many assignments of mines to groups (the product of the
-#: groups' sizes plus one, before any constraint) are enumerated without merging: on
-#: real-game components that takes 0.4-0.7 of the merged search's time up to about 2**20,
-#: and more beyond 2**24. The bound also caps the enumeration's time (no deadline check).
-_ENUMERATE = 1 << 16
+#: groups' sizes plus one, before any constraint) are first tried by enumeration.
+_ENUMERATE = 1 << 20
+#: Search nodes the enumeration may visit before it gives up for the merged search. On
+#: real-game components it takes 0.4-0.7 of the merged search's time below 256 nodes and
+#: 1.3-2.4 times it above (and loosely constrained ones, such as 16 cells under one number,
+#: would need thousands of times more); the budget also bounds the time spent between two
+#: deadline checks.
+_NODES = 256
+
+
+class _OverBudget(Exception):
+    """The enumeration would visit more than :data:`_NODES` nodes."""
 
 
 def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
@@ -102,13 +110,17 @@ def _binomials(size: int) -> tuple[int, ...]:
     return tuple(comb(size, x) for x in range(size + 1))
 
 
-def _enumerate(component: Component) -> ComponentCount:
+def _enumerate(component: Component, nodes: int | None = None) -> ComponentCount:
     """Counts a small component by visiting every consistent assignment, one by one.
 
     The same DSS bounds as the merged search (a group takes ``x`` mines only if each of
     its constraints can still be met by the groups after it), without the merging: on a
     handful of groups building the DAG costs more than the few leaves it would share.
+
+    Raises:
+        _OverBudget: More than ``nodes`` search nodes were needed (``None``: no limit).
     """
+    budget = -1 if nodes is None else nodes
     sizes = component.sizes
     n = len(sizes)
     residual = [t for _, t in component.constraints]
@@ -129,6 +141,10 @@ def _enumerate(component: Component) -> ComponentCount:
     last = n - 1
 
     def visit(g: int, k: int, weight: int) -> None:
+        nonlocal budget
+        budget -= 1
+        if budget == 0:
+            raise _OverBudget
         low, high = 0, sizes[g]
         here = plan[g]
         for c, rest in here:
@@ -170,7 +186,10 @@ def count_component(component: Component, backend: Backend | None = None) -> Com
     if prod(size + 1 for size in sizes) <= _ENUMERATE:
         if backend is not None:  # as the merged search does before its first layer
             backend._check_deadline(backend._deadline())
-        return _enumerate(component)
+        try:
+            return _enumerate(component, _NODES)
+        except _OverBudget:
+            pass
     return merged_search(component, backend)
 
 
