@@ -268,18 +268,22 @@ def combine(
     odds: list[CellOdds] = []
     fixed_mines = 0
     fixed_weight = 1
-    certain: tuple[list, list] = ([], [])  # safe cells, mine cells
+    safe: list[Cell] = []
+    mines: list[Cell] = []
+    sizes, group_cells = system.sizes, system.cells
     for g, x in reduction.fixed:
-        size = system.sizes[g]
-        if x in (0, size):
-            certain[x > 0].extend(system.cells[g])
-        else:
-            odds.append(CellOdds(system.cells[g], x, size))
-            fixed_weight *= comb(size, x)
         fixed_mines += x
-    for value, cells in enumerate(certain):
-        if cells:
-            odds.append(CellOdds(tuple(cells), value, 1))
+        if not x:
+            safe += group_cells[g]
+        elif x == sizes[g]:
+            mines += group_cells[g]
+        else:
+            odds.append(CellOdds(group_cells[g], x, sizes[g]))
+            fixed_weight *= comb(sizes[g], x)
+    if safe:
+        odds.append(CellOdds(tuple(safe), 0, 1))
+    if mines:
+        odds.append(CellOdds(tuple(mines), 1, 1))
     left = system.remaining - fixed_mines
     n_free = system.n_unconstrained
 
