@@ -6,8 +6,10 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,9 +20,11 @@ from .errors import InconsistentBoardError
 Cell = tuple[int, int]
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(NamedTuple):
     """An independent part of the frontier, the unit every backend counts.
+
+    Immutable, compared and hashed by value (a named tuple: a solve makes many, and a tuple
+    is made several times faster than a frozen dataclass).
 
     Attributes:
         sizes: Number of cells in each group.
@@ -41,9 +45,10 @@ class Component:
         return len(self.sizes)
 
 
-@dataclass(frozen=True)
-class ComponentCount:
+class ComponentCount(NamedTuple):
     """Exact solution counts of one component, by number of mines ``k`` in the component.
+
+    Immutable, compared by value (a named tuple, like :class:`Component`).
 
     Attributes:
         counts: ``counts[k]``: cell-level solutions with ``k`` mines.
@@ -61,8 +66,7 @@ class ComponentCount:
         return sum(self.counts)
 
 
-@dataclass(frozen=True)
-class System:
+class System(NamedTuple):
     """The whole board as a group-level constraint system, before reductions.
 
     One constraint per revealed number next to covered cells: the mines of its groups sum to
@@ -81,6 +85,8 @@ class System:
         remaining: Mines not yet flagged.
         settled: ``(group, mines)`` of the groups settled while building (all safe: 0 mines;
             all mines: their size).
+
+    Immutable (a named tuple, made faster than a frozen dataclass).
     """
 
     sizes: list[int]
@@ -89,7 +95,7 @@ class System:
     numbers: list[Cell]
     unconstrained: np.ndarray
     remaining: int
-    settled: list[tuple[int, int]] = field(default_factory=list)
+    settled: Sequence[tuple[int, int]] = ()
 
     @property
     def frontier(self) -> list[Cell]:
@@ -115,7 +121,9 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     applies the single-point rules once, which settles most of a real game's frontier
     (known mines a player never flags, cells next to satisfied numbers). What follows loops
     over the rest of the frontier only, so it costs little on small boards and grows
-    linearly with the frontier on large ones.
+    linearly with the frontier on large ones. Boards up to :data:`SMALL_BOARD` cells take
+    :func:`_build_small` instead, which gives the same system faster where numpy's fixed
+    cost per call would dominate.
 
     Args:
         board: The position.
@@ -126,9 +134,7 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
             covered cells than it still needs, or the rules make a cell both safe and a mine.
     """
     if board.cells.size <= SMALL_BOARD:
-        system = _build_small(board)
-        if system is not None:
-            return system
+        return _build_small(board)
     cells = board.cells
     rows, cols = cells.shape
     covered = cells == COVERED
@@ -224,92 +230,115 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     )
 
 
-#: Boards up to this many cells with at most :data:`FEW_NUMBERS` revealed numbers are built
-#: by :func:`_build_small` (plain Python lists): there the array code's fixed cost (some
-#: thirty numpy calls) dominates, beyond it the per-number Python loop.
-SMALL_BOARD = 1024
-FEW_NUMBERS = 128
+#: Boards up to this many cells are built by :func:`_build_small` (Python integers and
+#: lists): there the array code's fixed cost (some thirty numpy calls) dominates, and the
+#: small road's cost follows the frontier, not the number of revealed numbers.
+SMALL_BOARD = 4096
+
+#: Byte translation tables from the board's ``int8`` codes (as unsigned bytes: covered
+#: 255, flag 254) to one byte per cell: 1 where covered, 1 where flagged, 1 where revealed,
+#: and the revealed number itself (0 elsewhere).
+_IS_COVERED = bytes(int(b == COVERED % 256) for b in range(256))
+_IS_FLAG = bytes(int(b == FLAG % 256) for b in range(256))
+_IS_NUMBER = bytes(int(b <= 8) for b in range(256))
+_VALUE = bytes(b if b <= 8 else 0 for b in range(256))
 
 
-def _build_small(board: Board) -> System | None:
-    """:func:`build_system` on plain Python lists: the same system, the same errors.
+def _build_small(board: Board) -> System:
+    """:func:`build_system` on Python integers and lists: the same system, the same errors.
 
-    Visits the numbers in row-major order and their neighbours in the order of ``_DIRS``,
-    as the array code does, so groups, constraints and the first number an error names
-    come out identical (``tests/test_fast_paths.py`` checks this on real-game positions).
-    Returns ``None`` where the array code is the faster one (more than
-    :data:`FEW_NUMBERS` revealed numbers) and at a nonzero number with nothing hidden
-    around it (the array code names the first number that cannot be met).
+    Each property of the board (covered, flagged, revealed, the numbers' values) becomes
+    one Python integer with a byte per cell ("lanes"). Sums over every cell's neighbours
+    are then a few shifts and additions (:func:`_around_sums`), and so are the checks and
+    the single-point rules for every number at once. The lanes span only the rows from the
+    one above the first revealed number to the one below the last (no other cell is a
+    number or next to one), so a nearly untouched board costs little. Only the numbers
+    left with undecided cells are visited one by one, in row-major order, their neighbours
+    in the order of ``_DIRS``, as the array code does: groups, constraints and the first
+    number an error names come out identical (``tests/test_fast_paths.py`` checks this on
+    real-game positions and on random boards).
     """
     cells = board.cells
     rows, cols = cells.shape
-    numbers = np.flatnonzero(cells >= 0)
-    if len(numbers) > FEW_NUMBERS:
-        return None
-    numbers = numbers.tolist()
-    flags = np.flatnonzero(cells == FLAG).tolist()
-    remaining = board.mines - len(flags)
+    whole = cells.astype(np.int8, copy=False).tobytes()
+    n_flags = whole.count(FLAG % 256)
+    remaining = board.mines - n_flags
     if remaining < 0:
-        raise InconsistentBoardError(f"{len(flags)} flags but only {board.mines} mines")
-    covered = cells == COVERED
-    if not numbers:  # an untouched board: every covered cell is alike
-        return System([], [], [], [], covered, remaining)
-    flat = cells.ravel().tolist()
-    around, coords = _neighbours(rows, cols)
-    flags_near = [0] * len(flat)  # flags around each cell
-    for f in flags:
-        for j in around[f]:
-            flags_near[j] += 1
-    # Each number with its still-needed mines and covered neighbours, checked as we go, and
-    # the single-point rules (see build_system) applied once.
-    live: list[tuple[int, int, list[int]]] = []  # (cell, need, covered neighbours)
-    mines: set[int] = set()
-    safe: set[int] = set()
-    look = flat.__getitem__
-    for i in numbers:
-        if min(map(look, around[i]), default=0) >= 0:  # nothing hidden around: must be 0
-            if flat[i]:
-                return None  # (the array code names the first number that cannot be met)
-            continue
-        open_ = [j for j in around[i] if flat[j] == COVERED]
-        need = flat[i] - flags_near[i]
-        if need < 0 or need > len(open_):
-            _fail(flat[i], coords[i], need, len(open_))
-        if open_:
-            live.append((i, need, open_))
-            if need == len(open_):
-                mines.update(open_)
-            elif need == 0:
-                safe.update(open_)
+        raise InconsistentBoardError(f"{n_flags} flags but only {board.mines} mines")
+    covered_bytes = whole.translate(_IS_COVERED)
+    number_bytes = whole.translate(_IS_NUMBER)
+    first = number_bytes.find(1)
+    if first < 0:  # an untouched board: every covered cell is alike
+        return System([], [], [], [], _mask(bytearray(covered_bytes), cols), remaining)
+    # The rows that matter (see above); cell i of them is cell i + offset of the board.
+    top = max(first // cols - 1, 0)
+    offset = top * cols
+    n = (min(number_bytes.rfind(1) // cols + 2, rows) - top) * cols
+    tables = _shape_tables(n // cols, cols)
+    if n == len(whole):
+        raw, coords = whole, tables.coords
+        covered = int.from_bytes(covered_bytes, "little")
+        numbers = int.from_bytes(number_bytes, "little")
+    else:
+        raw = whole[offset : offset + n]
+        coords = _shape_tables(rows, cols).coords[offset : offset + n]
+        covered = int.from_bytes(covered_bytes[offset : offset + n], "little")
+        numbers = int.from_bytes(number_bytes[offset : offset + n], "little")
+    values = int.from_bytes(raw.translate(_VALUE), "little")
+    flags = int.from_bytes(raw.translate(_IS_FLAG), "little") if n_flags else 0
+    flags_near = _around_sums(flags, tables) if flags else 0
+    open_near = _around_sums(covered, tables)
+    # Every number needs value - flags mines among its open (covered) neighbours.
+    _check_lanes(raw, coords, numbers, values, flags_near, flags_near + open_near, tables)
+
+    # The single-point rules, once: a number needing all of its covered neighbours makes
+    # them mines, one needing none makes them safe.
+    live = numbers & _nonzero(open_near, tables)
+    full = live ^ (live & _nonzero(values ^ (flags_near + open_near), tables))
+    empty = live ^ (live & _nonzero(values ^ flags_near, tables))
+    mines = covered & _nonzero(_around_sums(full, tables), tables)
+    safe = covered & _nonzero(_around_sums(empty, tables), tables)
     if mines & safe:
-        raise InconsistentBoardError(
-            "a cell must be both a mine and safe", coords[min(mines & safe)]
-        )
+        first = (mines & safe).to_bytes(n, "little").find(1)
+        raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
+    undecided = covered ^ mines ^ safe
+    undecided_near = _around_sums(undecided, tables) if mines or safe else open_near
+    mines_near = 0
     if mines or safe:
-        rest = []
-        for i, need, open_ in live:
-            left = []
-            for j in open_:
-                if j in mines:
-                    need -= 1
-                elif j not in safe:
-                    left.append(j)
-            if need < 0 or need > len(left):
-                _fail(flat[i], coords[i], need, len(left))
-            if left:
-                rest.append((i, need, left))
-        live = rest
+        mines_near = _around_sums(mines, tables)
+        # Again, with the settled mines taken off and only the undecided cells open.
+        _check_lanes(
+            raw,
+            coords,
+            numbers,
+            values,
+            flags_near + mines_near,
+            flags_near + mines_near + undecided_near,
+            tables,
+        )
+    # The numbers still with undecided cells, row-major: one constraint each.
+    active = (numbers & _nonzero(undecided_near, tables)).to_bytes(n, "little")
+    around = tables.around
+    is_open = undecided.to_bytes(n, "little")
+    taken = (flags_near + mines_near).to_bytes(n, "little")
+    live_numbers: list[int] = []
+    needs: list[int] = []
+    seen_by: dict[int, list[int]] = {}
+    i = active.find(1)
+    while i >= 0:
+        k = len(live_numbers)
+        live_numbers.append(i)
+        needs.append(raw[i] - taken[i])
+        for j in around[i]:
+            if is_open[j]:
+                seen_by.setdefault(j, []).append(k)
+        i = active.find(1, i + 1)
 
     # A cell's group is the set of numbers around it; groups are numbered by first cell.
-    seen_by: dict[int, list[int]] = {}
-    for k, (_, _, open_) in enumerate(live):
-        for j in open_:
-            seen_by.setdefault(j, []).append(k)
-    frontier = sorted(seen_by)
     group_of: dict[tuple[int, ...], int] = {}
     group_cells: list[list[Cell]] = []
-    members: list[list[int]] = [[] for _ in live]
-    for j in frontier:
+    members: list[list[int]] = [[] for _ in live_numbers]
+    for j in sorted(seen_by):
         key = tuple(seen_by[j])
         g = group_of.get(key)
         if g is None:
@@ -323,26 +352,108 @@ def _build_small(board: Board) -> System | None:
     settled = []
     for where, mine in ((safe, 0), (mines, 1)):
         if where:
-            settled.append((len(sizes), mine * len(where)))
-            sizes.append(len(where))
-            group_tuples.append(tuple(coords[j] for j in sorted(where)))
-    unconstrained = covered.copy()
-    unconstrained.reshape(-1)[[*frontier, *mines, *safe]] = False
+            found = _indices(where, n)
+            settled.append((len(sizes), mine * len(found)))
+            sizes.append(len(found))
+            group_tuples.append(tuple(coords[j] for j in found))
+    # Covered cells next to no number: none of those rows, and the rest of the board.
+    near_numbers = _nonzero(_around_sums(numbers, tables), tables)
+    here = (covered & ~near_numbers).to_bytes(n, "little")
+    if n == len(whole):
+        unconstrained = bytearray(here)
+    else:
+        unconstrained = bytearray(covered_bytes)
+        unconstrained[offset : offset + n] = here
     return System(
         sizes=sizes,
         cells=group_tuples,
-        constraints=[(tuple(m), need) for m, (_, need, _) in zip(members, live, strict=True)],
-        numbers=[coords[i] for i, _, _ in live],
-        unconstrained=unconstrained,
+        constraints=[(tuple(m), need) for m, need in zip(members, needs, strict=True)],
+        numbers=[coords[i] for i in live_numbers],
+        unconstrained=_mask(unconstrained, cols),
         remaining=remaining,
         settled=settled,
     )
 
 
-@lru_cache(maxsize=16)
-def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]]:
-    """Row-major index of each cell's neighbours (in the order of ``_DIRS``), and each
-    index's ``(row, col)``."""
+def _mask(cells: bytearray, cols: int) -> np.ndarray:
+    """A byte of 0 or 1 per cell as a boolean board mask (writable: it shares ``cells``)."""
+    return np.frombuffer(cells, dtype=bool).reshape(-1, cols)
+
+
+def _indices(lanes: int, n: int) -> list[int]:
+    """Row-major indices of the cells whose byte is 1."""
+    data = lanes.to_bytes(n, "little")
+    out = []
+    i = data.find(1)
+    while i >= 0:
+        out.append(i)
+        i = data.find(1, i + 1)
+    return out
+
+
+def _nonzero(x: int, tables: _ShapeTables) -> int:
+    """A byte of 1 where ``x``'s byte is not zero, 0 elsewhere (every byte below 128).
+
+    Adding 127 sets bit 7 of a byte exactly when the byte is not zero.
+    """
+    return ((x + tables.sevens) >> 7) & tables.ones
+
+
+def _at_most(low: int, high: int, tables: _ShapeTables) -> int:
+    """A byte of 1 where ``low``'s byte is at most ``high``'s (every byte below 128)."""
+    return ((high + tables.highs - low) >> 7) & tables.ones
+
+
+def _check_lanes(
+    raw: bytes,
+    coords: list[Cell],
+    numbers: int,
+    values: int,
+    low: int,
+    high: int,
+    tables: _ShapeTables,
+) -> None:
+    """Raises on the first number (row-major) whose value is not within ``low..high``:
+    the mines already around it, and those plus its open neighbours (``coords``: the
+    board cell of each lane)."""
+    fine = _at_most(low, values, tables) & _at_most(values, high, tables)
+    bad = numbers ^ (numbers & fine)
+    if bad:
+        n = len(raw)
+        i = bad.to_bytes(n, "little").find(1)
+        lo, hi = low.to_bytes(n, "little")[i], high.to_bytes(n, "little")[i]
+        _fail(raw[i], coords[i], raw[i] - lo, hi - lo)
+
+
+@dataclass(frozen=True)
+class _ShapeTables:
+    """What :func:`_build_small` needs of a board shape, computed once per shape.
+
+    Attributes:
+        around: Row-major index of each cell's neighbours, in the order of ``_DIRS``.
+        coords: ``(row, col)`` of each index.
+        cols: Columns.
+        inner_left: A byte of 255 on every cell not in the first column (0 elsewhere).
+        inner_right: The same off the last column.
+        board: A byte of 255 on every cell.
+        ones: A byte of 1 on every cell.
+        sevens: A byte of 127 on every cell.
+        highs: A byte of 128 on every cell.
+    """
+
+    around: list[tuple[int, ...]]
+    coords: list[Cell]
+    cols: int
+    inner_left: int
+    inner_right: int
+    board: int
+    ones: int
+    sevens: int
+    highs: int
+
+
+@lru_cache(maxsize=64)
+def _shape_tables(rows: int, cols: int) -> _ShapeTables:
     around = []
     for r in range(rows):
         for c in range(cols):
@@ -353,7 +464,32 @@ def _neighbours(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]
                     if 0 <= r + dr < rows and 0 <= c + dc < cols
                 )
             )
-    return around, [divmod(i, cols) for i in range(rows * cols)]
+
+    def each_cell(value: int, skip: int | None = None) -> int:
+        row = bytes(0 if c == skip else value for c in range(cols))
+        return int.from_bytes(row * rows, "little")
+
+    return _ShapeTables(
+        around=around,
+        coords=[divmod(i, cols) for i in range(rows * cols)],
+        cols=cols,
+        inner_left=each_cell(255, skip=0),
+        inner_right=each_cell(255, skip=cols - 1),
+        board=each_cell(255),
+        ones=each_cell(1),
+        sevens=each_cell(127),
+        highs=each_cell(128),
+    )
+
+
+def _around_sums(x: int, tables: _ShapeTables) -> int:
+    """Given a byte of 0 or 1 per cell, the byte-per-cell sums over each cell's 8 neighbours
+    (at most 8: no byte carries into the next)."""
+    # Horizontal: each cell plus its left and right neighbours (a cell moved past its row's
+    # end is dropped by the column masks), then those row sums from the rows above and below.
+    row = x + ((x << 8) & tables.inner_left) + ((x >> 8) & tables.inner_right)
+    step = 8 * tables.cols
+    return ((row + (row << step) + (row >> step)) & tables.board) - x
 
 
 def _fail(value: int, cell: Cell, need: int, open_nb: int) -> None:

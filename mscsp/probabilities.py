@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property
 from math import comb
+from operator import mul
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,6 +33,10 @@ def _gmpy2() -> ModuleType | None:
     except ImportError:
         return None
 
+
+#: Up to this many cells, Python's own binomial is as fast as the round trip through GMP
+#: (0.09 against 0.18 us for C(81, 10); 9.4 against 0.6 us for C(480, 99)).
+_SMALL_BINOMIAL = 200
 
 #: Bits of one factor per big-integer product: the slice between two deadline checks. GMP
 #: multiplies a slice this size in well under a second; Python's Karatsuba needs a smaller one.
@@ -109,20 +115,23 @@ def free_ways(
     m_lo = max(left - last, 0)
     if m_hi < m_lo:
         return out
-    gmpy2 = _gmpy2()
     # One big binomial (GMP's is much faster on big boards), then a ratio per step.
+    gmpy2 = _gmpy2() if n_free > _SMALL_BINOMIAL else None
     value = int(gmpy2.comb(n_free, m_hi)) if gmpy2 is not None else comb(n_free, m_hi)
-    for m in range(m_hi, m_lo - 1, -1):
-        if deadline is not None and m % 256 == 0:
+    timed = deadline is not None and deadline.end is not None
+    index = left - m_hi - first
+    for m in range(m_hi, m_lo, -1):
+        if timed and m % 256 == 0:
             deadline.check()
-        out[left - m - first] = value
+        out[index] = value
+        index += 1
         value = value * m // (n_free - m + 1)  # C(n, m - 1) from C(n, m)
+    out[index] = value
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class CellOdds:
-    """Cells sharing one exact mine probability ``num / den``."""
+class CellOdds(NamedTuple):
+    """Cells sharing one exact mine probability ``num / den`` (an immutable named tuple)."""
 
     cells: tuple[Cell, ...] | np.ndarray
     num: int
@@ -153,8 +162,11 @@ class Solution:
     @cached_property
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
-        out = np.full(self.board.shape, np.nan)
-        out[self.board.cells == FLAG] = 1.0
+        cells = self.board.cells
+        out = np.full(cells.shape, np.nan)
+        # A search of the raw bytes finds a flag faster than a comparison over the array.
+        if bytes((FLAG % 256,)) in cells.astype(np.int8, copy=False).tobytes():
+            out[cells == FLAG] = 1.0
         for odd in self.odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
@@ -256,18 +268,22 @@ def combine(
     odds: list[CellOdds] = []
     fixed_mines = 0
     fixed_weight = 1
-    certain: tuple[list, list] = ([], [])  # safe cells, mine cells
+    safe: list[Cell] = []
+    mines: list[Cell] = []
+    sizes, group_cells = system.sizes, system.cells
     for g, x in reduction.fixed:
-        size = system.sizes[g]
-        if x in (0, size):
-            certain[x > 0].extend(system.cells[g])
-        else:
-            odds.append(CellOdds(system.cells[g], x, size))
-            fixed_weight *= comb(size, x)
         fixed_mines += x
-    for value, cells in enumerate(certain):
-        if cells:
-            odds.append(CellOdds(tuple(cells), value, 1))
+        if not x:
+            safe += group_cells[g]
+        elif x == sizes[g]:
+            mines += group_cells[g]
+        else:
+            odds.append(CellOdds(group_cells[g], x, sizes[g]))
+            fixed_weight *= comb(sizes[g], x)
+    if safe:
+        odds.append(CellOdds(tuple(safe), 0, 1))
+    if mines:
+        odds.append(CellOdds(tuple(mines), 1, 1))
     left = system.remaining - fixed_mines
     n_free = system.n_unconstrained
 
@@ -282,7 +298,8 @@ def combine(
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
     free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)
-    weight = sum(w * f for w, f in zip(everything, free, strict=True))
+    layouts = list(map(mul, everything, free))  # by number of mines on the frontier
+    weight = sum(layouts)
     if weight == 0:
         raise InconsistentBoardError(
             f"no placement of the {system.remaining} unflagged mines satisfies the numbers"
@@ -295,14 +312,13 @@ def combine(
         if deadline is not None:
             deadline.check()
         for cells, cell_count in zip(comp.cells, count.cell_counts, strict=True):
-            num = sum(c * w for c, w in zip(cell_count[first:], comp_ways, strict=False) if c)
+            num = sum(map(mul, cell_count[first:], comp_ways))
             odds.append(CellOdds(cells, num, weight))
     if n_free:
-        # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts.
-        num = sum(
-            w * f * (left - lowest - s)
-            for s, (w, f) in enumerate(zip(everything, free, strict=True))
-        )
+        # A given free cell is a mine in C(n - 1, m - 1) = C(n, m) m / n of the layouts,
+        # where m = left - lowest - s mines are on the free cells.
+        mines_free = range(left - lowest, left - lowest - len(layouts), -1)
+        num = sum(map(mul, layouts, mines_free))
         odds.append(CellOdds(system.unconstrained, num // n_free, weight))
     return Solution(
         board=board,

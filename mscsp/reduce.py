@@ -62,7 +62,7 @@ def propagate(
     deadline: Deadline | None = None,
     first: int = 0,
     touching: list[list[int]] | None = None,
-) -> None:
+) -> bool:
     """Tightens the bounds ``lo <= x <= hi`` on each group's mines to a fixpoint (DSS).
 
     Args:
@@ -74,20 +74,27 @@ def propagate(
             given bounds; only the others are visited first.
         touching: The constraints of each group (:func:`touching_lists`), if at hand.
 
+    Returns:
+        Whether any bound changed.
+
     Raises:
         InconsistentBoardError: Some constraint cannot be met within the bounds.
     """
+    changed = False
     if touching is None:
         touching = touching_lists(constraints, len(lo))
-    queued = [c >= first for c in range(len(constraints))]
-    queue = deque(range(first, len(constraints)))
+    n = len(constraints)
+    queued = [False] * first + [True] * (n - first)
+    queue = deque(range(first, n))
+    timed = deadline is not None and deadline.end is not None
     done = 0
     while queue:
         c = queue.popleft()
         queued[c] = False
-        done += 1
-        if deadline is not None and done % _CHECK_EVERY == 0:
-            deadline.check()
+        if timed:
+            done += 1
+            if done % _CHECK_EVERY == 0:
+                deadline.check()
         groups, t = constraints[c]
         s_lo = s_hi = 0
         for g in groups:
@@ -97,19 +104,24 @@ def propagate(
             raise _contradiction()
         if s_lo == s_hi:  # every group already fixed
             continue
+        # The other groups hold between s_lo - lo[g] and s_hi - hi[g] mines, so g holds
+        # between t - s_hi + hi[g] and t - s_lo + lo[g].
+        below, above = t - s_hi, t - s_lo
         for g in groups:
-            # The other groups hold between s_lo - lo[g] and s_hi - hi[g] mines.
-            least = t - s_hi + hi[g]
-            most = t - s_lo + lo[g]
-            if least > lo[g] or most < hi[g]:
-                lo[g] = max(lo[g], least)
-                hi[g] = min(hi[g], most)
-                if lo[g] > hi[g]:
+            low, high = lo[g], hi[g]
+            least = below + high
+            most = above + low
+            if least > low or most < high:
+                lo[g] = low = max(low, least)
+                hi[g] = high = min(high, most)
+                if low > high:
                     raise _contradiction()
+                changed = True
                 for other in touching[g]:
                     if not queued[other]:
                         queued[other] = True
                         queue.append(other)
+    return changed
 
 
 def touching_lists(
@@ -175,21 +187,24 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
         InconsistentBoardError: The numbers contradict each other.
     """
     constraints = system.constraints
+    if not constraints:  # no number with an undecided cell: only the settled groups
+        return Reduction(fixed=list(system.settled), system=system, residual={})
     lo = [0] * len(system.sizes)
     hi = list(system.sizes)
     for g, mines in system.settled:
         lo[g] = hi[g] = mines
     touching = touching_lists(constraints, len(lo))
-    propagate(constraints, lo, hi, deadline, touching=touching)
     # The subset rule on what DSS left open: fewer constraints, and fixed groups removed
-    # expose new subsets.
-    remaining = open_part(constraints, lo, hi)
+    # expose new subsets. (Every group of a constraint starts open: with no bound changed,
+    # the open part is the whole system.)
+    changed = propagate(constraints, lo, hi, deadline, touching=touching)
+    remaining = open_part(constraints, lo, hi) if changed else constraints
     derived = subset_rule(remaining)
     if derived:
         every = constraints + derived
         touching_lists(every, len(lo), len(constraints), touching)
-        propagate(every, lo, hi, deadline, first=len(constraints), touching=touching)
-        remaining = open_part(constraints, lo, hi)
+        if propagate(every, lo, hi, deadline, first=len(constraints), touching=touching):
+            remaining = open_part(constraints, lo, hi)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
@@ -210,38 +225,47 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
     constraints are sorted too, so the same shape anywhere on a board gives an equal
     :class:`Component` (the key of :class:`mscsp.solver.CountCache`).
     """
-    parent: dict[int, int] = {}
-
-    def root(g: int) -> int:
-        while parent.setdefault(g, g) != g:
-            parent[g] = parent[parent[g]]
-            g = parent[g]
-        return g
-
+    # Each group's component, merging the smaller into the larger when a constraint links
+    # two of them.
+    label = [-1] * len(system.sizes)
+    members: list[list[int]] = []
     for groups in residual:
-        first = root(groups[0])
-        for g in groups[1:]:
-            other = root(g)
-            if other != first:
-                parent[max(first, other)] = min(first, other)
-                first = min(first, other)
-    members: dict[int, list[int]] = {}
-    for g in sorted(parent):
-        members.setdefault(root(g), []).append(g)
-    constraints_of: dict[int, list[Constraint]] = {r: [] for r in members}
+        own = -1
+        for g in groups:
+            k = label[g]
+            if k < 0:
+                if own < 0:
+                    own = len(members)
+                    members.append([])
+                label[g] = own
+                members[own].append(g)
+            elif own < 0:
+                own = k
+            elif k != own:
+                if len(members[k]) > len(members[own]):
+                    k, own = own, k
+                for h in members[k]:
+                    label[h] = own
+                members[own] += members[k]
+                members[k] = []
+    constraints_of: list[list[Constraint]] = [[] for _ in members]
     for groups, t in residual.items():
-        constraints_of[root(groups[0])].append((groups, t))
+        constraints_of[label[groups[0]]].append((groups, t))
+    sizes, cells = system.sizes, system.cells
     components = []
-    for r in sorted(members):
-        groups = members[r]
+    for groups, constraints in sorted(
+        (sorted(groups), constraints)
+        for groups, constraints in zip(members, constraints_of, strict=True)
+        if groups
+    ):
         local = {g: i for i, g in enumerate(groups)}
         components.append(
             Component(
-                sizes=tuple(system.sizes[g] for g in groups),
+                sizes=tuple(sizes[g] for g in groups),
                 constraints=tuple(
-                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints_of[r])
+                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints)
                 ),
-                cells=tuple(system.cells[g] for g in groups),
+                cells=tuple(cells[g] for g in groups),
             )
         )
     return components

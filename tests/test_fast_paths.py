@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from math import comb, prod
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,10 +11,14 @@ from hypothesis import strategies as st
 
 import mscsp
 from mscsp import constraints
+from mscsp.backends import dss
+from mscsp.backends.brute import BruteBackend
 from mscsp.board import COVERED, FLAG, Board
+from mscsp.constraints import Component, build_system
 from mscsp.errors import InconsistentBoardError
 from mscsp.game import PRESETS
 from mscsp.positions import game_positions
+from mscsp.reduce import reduce_system
 
 
 def _general(board: Board):
@@ -138,3 +144,63 @@ def test_small_build_matches_general_on_random_boards(shape, seed, mines):
     fast = _small(board)
     if fast is not None:
         assert fast == _general(board)
+
+
+def _components(preset: str, games: int) -> list[Component]:
+    return [
+        component
+        for board in _positions(preset, games)
+        for component in reduce_system(build_system(board)).components
+    ]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_enumeration_and_merged_search_count_alike_on_real_games(preset):
+    """The two counting roads of ``dss`` on every component of real games, and the brute
+    force (every cell assignment) on those small enough for it."""
+    brute = BruteBackend()
+    enumerated = 0
+    for component in _components(preset, 3):
+        merged = dss.merged_search(component)
+        if prod(size + 1 for size in component.sizes) <= 1 << 16:
+            assert dss._enumerate(component) == merged
+            enumerated += 1
+        if component.n_cells <= 10:
+            assert brute.count(component) == merged
+    assert enumerated
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 3), min_size=2, max_size=5),
+    picks=st.lists(st.tuples(st.integers(0, 2**5 - 1), st.integers(0, 5)), min_size=1, max_size=5),
+)
+def test_enumeration_and_merged_search_count_alike_on_random_components(sizes, picks):
+    """Made-up components (groups of up to 3 cells, constraints on random subsets, listed
+    in descending order, targets possibly unreachable): both roads and the brute force
+    agree, zero counts included."""
+    n = len(sizes)
+    subsets = [subset % (1 << n) for subset, _ in picks]
+    for g in range(1, n):  # link each group to the one before it, so all form one component
+        subsets[(g - 1) % len(subsets)] |= 3 << (g - 1)
+    constraints = [
+        (tuple(g for g in reversed(range(n)) if subset >> g & 1), target)
+        for subset, (_, target) in zip(subsets, picks, strict=True)
+        if subset
+    ]
+    component = Component(tuple(sizes), tuple(sorted(set(constraints))))
+    merged = dss.merged_search(component)
+    assert dss._enumerate(component) == merged
+    assert BruteBackend().count(component) == merged
+
+
+def test_loose_components_leave_the_enumeration_for_the_merged_search():
+    """Sixteen cells under one number (after reductions, a component no real frontier
+    has): enumerating would visit thousands of nodes, so ``dss`` gives up after its
+    budget and the merged search counts it, exactly."""
+    component = Component((1,) * 16, ((tuple(range(16)), 8),))
+    with pytest.raises(dss._OverBudget):
+        dss._enumerate(component, dss._NODES)
+    count = dss.count_component(component)
+    assert count.counts == tuple(comb(16, 8) if k == 8 else 0 for k in range(17))
+    assert count.cell_counts == ((tuple(comb(15, 7) if k == 8 else 0 for k in range(17)),) * 16)
