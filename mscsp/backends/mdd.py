@@ -152,7 +152,10 @@ def _merge(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _segments(index: np.ndarray) -> np.ndarray:
     """Start of each run of equal values in a sorted index array."""
-    return np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    starts = np.empty(len(index), dtype=bool)
+    starts[:1] = True
+    np.not_equal(index[1:], index[:-1], out=starts[1:])
+    return np.flatnonzero(starts)
 
 
 def span_and_magnitude(mdd: Mdd) -> tuple[int, int, float]:
@@ -248,11 +251,16 @@ def count_mdd(mdd: Mdd, n_groups: int, n_cells: int, check=None) -> ComponentCou
     bits = n_cells + 1 if not math.isfinite(total) else math.ceil(math.log2(total)) + 2
     primes = _primes()[: max(1, -(-bits // _PRIME_BITS))]
     points = kmax - kmin + 1
-    residues = []  # per prime: rows F, then one marginal per group; columns t = 1..points
-    for p in primes:
-        residues.append(_values_mod(mdd, n_groups, points, kmin, p, check))
-    coefficients = _crt([_mulmod(_inverse_vandermonde(points, p), r.T, p).T
-                         for p, r in zip(primes, residues, strict=True)], primes)
+    values = _values_mod(mdd, n_groups, points, kmin, primes, check)
+    coefficients = _crt(
+        [
+            _mulmod(
+                _inverse_vandermonde(points, p), values[:, j * points : (j + 1) * points].T, p
+            ).T
+            for j, p in enumerate(primes)
+        ],
+        primes,
+    )
     rows = []
     for row in coefficients:
         full = [0] * (n_cells + 1)
@@ -261,42 +269,49 @@ def count_mdd(mdd: Mdd, n_groups: int, n_cells: int, check=None) -> ComponentCou
     return ComponentCount(rows[0], tuple(rows[1:]))
 
 
-def _values_mod(mdd: Mdd, n_groups: int, points: int, kmin: int, p: int, check) -> np.ndarray:
+def _values_mod(
+    mdd: Mdd, n_groups: int, points: int, kmin: int, primes: tuple[int, ...], check
+) -> np.ndarray:
     """``F(t) / t**kmin`` and every group's marginal the same way, at ``t = 1..points``,
-    modulo ``p``: an array of ``1 + n_groups`` rows."""
-    t = np.arange(1, points + 1, dtype=np.int64)
-    weights = []  # per level: C(size, x) t**x mod p, one row per x
-    for level in mdd.levels:
-        rows = np.empty((level.size + 1, points), dtype=np.int64)
-        power = np.ones(points, dtype=np.int64)
-        for x in range(level.size + 1):
-            rows[x] = math.comb(level.size, x) % p * power % p
-            power = power * t % p
-        weights.append(rows)
-    alphas = [np.ones((1, points), dtype=np.int64)]
+    modulo each prime: ``1 + n_groups`` rows, one block of ``points`` columns per prime.
+
+    All primes go through each array operation together (fewer, larger numpy calls).
+    """
+    mod = np.repeat(np.array(primes, dtype=np.int64), points)
+    t = np.tile(np.arange(1, points + 1, dtype=np.int64), len(primes))
+    powers = np.ones((1 + max(level.size for level in mdd.levels), len(mod)), dtype=np.int64)
+    for x in range(1, len(powers)):
+        powers[x] = powers[x - 1] * t % mod
+    by_size = {}  # C(size, x) t**x, one row per x
+    for size in {level.size for level in mdd.levels}:
+        binom = np.array([math.comb(size, x) for x in range(size + 1)], dtype=object)
+        by_size[size] = (binom[:, None] % mod).astype(np.int64) * powers[: size + 1] % mod
+    weights = [by_size[level.size] for level in mdd.levels]
+    alphas = [np.ones((1, len(mod)), dtype=np.int64)]
     for level, w in zip(mdd.levels, weights, strict=True):
         if check is not None:
             check()
         perm = level.by_dst
-        edge = alphas[-1][level.src[perm]] * w[level.mines[perm]] % p
-        alphas.append(np.add.reduceat(edge, _segments(level.dst[perm]), axis=0) % p)
-    out = np.zeros((1 + n_groups, points), dtype=np.int64)
+        edge = alphas[-1][level.src[perm]] * w[level.mines[perm]] % mod
+        alphas.append(np.add.reduceat(edge, _segments(level.dst[perm]), axis=0) % mod)
+    out = np.zeros((1 + n_groups, len(mod)), dtype=np.int64)
     out[0] = alphas[-1][0]
-    beta = np.ones((1, points), dtype=np.int64)
+    beta = np.ones((1, len(mod)), dtype=np.int64)
     for i in range(len(mdd.levels) - 1, -1, -1):
         if check is not None:
             check()
         level = mdd.levels[i]
-        edge = weights[i][level.mines] * beta[level.dst] % p
+        edge = weights[i][level.mines] * beta[level.dst] % mod
         # A given cell of the group is a mine in x / size of the C(size, x) layouts.
-        both = alphas[i][level.src] * edge % p * level.mines[:, None]
-        out[1 + level.group] = both.sum(axis=0) % p * pow(level.size, -1, p) % p
+        both = alphas[i][level.src] * edge % mod * level.mines[:, None]
+        share = np.array([pow(level.size, -1, p) for p in primes], dtype=np.int64)
+        out[1 + level.group] = both.sum(axis=0) % mod * np.repeat(share, points) % mod
         starts = _segments(level.src)
-        beta = np.zeros((len(alphas[i]), points), dtype=np.int64)
-        beta[level.src[starts]] = np.add.reduceat(edge, starts, axis=0) % p
+        beta = np.zeros((len(alphas[i]), len(mod)), dtype=np.int64)
+        beta[level.src[starts]] = np.add.reduceat(edge, starts, axis=0) % mod
     # Divide out t**kmin.
-    shift = np.array([pow(int(v), -kmin, p) for v in t], dtype=np.int64)
-    return out * shift % p
+    shift = np.array([pow(int(v), -kmin, int(p)) for v, p in zip(t, mod, strict=True)])
+    return out * shift % mod
 
 
 def _crt(residues: list[np.ndarray], primes: tuple[int, ...]) -> list[list[int]]:

@@ -21,7 +21,8 @@ def sweep_order(component: Component) -> list[int]:
     start = list(nx.bfs_tree(graph, 0))[-1]
     order = list(nx.bfs_tree(graph, start))
     # A component is connected, but keep any stray group rather than drop it.
-    return order + [g for g in range(component.n_groups) if g not in set(order)]
+    seen = set(order)
+    return order + [g for g in range(component.n_groups) if g not in seen]
 
 
 def open_constraints(component: Component) -> int:
