@@ -102,7 +102,7 @@ class ComponentSampler:
                 nxt[d] += shifted[x] * here[s]
             self.alphas.append(nxt)
             perm = level.by_dst
-            firsts = np.searchsorted(level.dst[perm], np.arange(level.n_next + 1))
+            firsts = np.append(level.into, len(perm))
             # Per target node, its in-edges as (source, mines, layouts of the group).
             edges = [
                 (s, x, math.comb(level.size, x))

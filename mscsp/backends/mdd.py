@@ -47,6 +47,9 @@ class Level:
         mines: Mines the edge puts in the group.
         dst: Target node in the next level (numbered in sorted order of its state).
         n_next: Nodes in the next level.
+        by_dst: Edge indices sorted by target node (stable).
+        into: Where each target node's edges start in :attr:`by_dst` order.
+        out: Where each source node's edges start (only nodes with an edge).
     """
 
     group: int
@@ -55,11 +58,17 @@ class Level:
     mines: np.ndarray
     dst: np.ndarray
     n_next: int
+    by_dst: np.ndarray
+    into: np.ndarray
+    out: np.ndarray
 
-    @property
-    def by_dst(self) -> np.ndarray:
-        """Edge indices sorted by target node (stable)."""
-        return np.argsort(self.dst, kind="stable")
+    @classmethod
+    def build(cls, group: int, size: int, src, mines, dst, n_next: int) -> Level:
+        """A level with its edge orders computed once (every pass reuses them)."""
+        by_dst = np.argsort(dst, kind="stable")
+        return cls(
+            group, size, src, mines, dst, n_next, by_dst, _segments(dst[by_dst]), _segments(src)
+        )
 
 
 @dataclass(frozen=True)
@@ -131,29 +140,36 @@ def compile_mdd(component: Component, check=None) -> Mdd:
             else:
                 new[:, k] = states[src, column[c]]
         states, dst = _merge(new)
-        levels.append(Level(g, size, src, mines, dst, len(states)))
+        levels.append(Level.build(g, size, src, mines, dst, len(states)))
         open_now = after
     return Mdd(levels)
 
 
 def _merge(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows (sorted) and, for each row, the index of its distinct row."""
-    if not len(rows):
-        return rows, np.zeros(0, dtype=np.int64)
+    """Distinct rows and, for each row, the index of its distinct row (in sorted order)."""
     if rows.shape[1] == 0:
         return rows[:1], np.zeros(len(rows), dtype=np.int64)
-    # Residuals are 0..8: one byte each, a row compared as one opaque value.
-    packed = np.ascontiguousarray(rows.astype(np.uint8))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    unique, inverse = np.unique(keys, return_inverse=True)
-    states = unique.view(np.uint8).reshape(-1, rows.shape[1]).astype(np.int16)
-    return states, inverse.reshape(-1)
+    if rows.shape[1] <= _KEY_COLUMNS:
+        # Residuals are 0..8: a row is a number in base 9, one int64 key.
+        keys = rows.astype(np.int64) @ _RADIX[: rows.shape[1]]
+    else:  # one byte per residual, a row compared as one opaque value
+        packed = np.ascontiguousarray(rows.astype(np.uint8))
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return rows[first], inverse.reshape(-1)
+
+
+#: Rows of up to this many residuals fit one int64 key (9**19 < 2**63).
+_KEY_COLUMNS = 19
+_RADIX = 9 ** np.arange(_KEY_COLUMNS, dtype=np.int64)
 
 
 def _segments(index: np.ndarray) -> np.ndarray:
     """Start of each run of equal values in a sorted index array."""
+    if not len(index):
+        return np.zeros(0, dtype=np.intp)
     starts = np.empty(len(index), dtype=bool)
-    starts[:1] = True
+    starts[0] = True
     np.not_equal(index[1:], index[:-1], out=starts[1:])
     return np.flatnonzero(starts)
 
@@ -168,8 +184,7 @@ def span_and_magnitude(mdd: Mdd) -> tuple[int, int, float]:
     total = np.ones(1)
     for level in mdd.levels:
         perm = level.by_dst
-        src, mines = level.src[perm], level.mines[perm].astype(np.int64)
-        starts = _segments(level.dst[perm])
+        src, mines, starts = level.src[perm], level.mines[perm].astype(np.int64), level.into
         binom = np.array([math.comb(level.size, x) for x in range(level.size + 1)], dtype=float)
         low = np.minimum.reduceat(low[src] + mines, starts)
         high = np.maximum.reduceat(high[src] + mines, starts)
@@ -293,7 +308,7 @@ def _values_mod(
             check()
         perm = level.by_dst
         edge = alphas[-1][level.src[perm]] * w[level.mines[perm]] % mod
-        alphas.append(np.add.reduceat(edge, _segments(level.dst[perm]), axis=0) % mod)
+        alphas.append(np.add.reduceat(edge, level.into, axis=0) % mod)
     out = np.zeros((1 + n_groups, len(mod)), dtype=np.int64)
     out[0] = alphas[-1][0]
     beta = np.ones((1, len(mod)), dtype=np.int64)
@@ -306,9 +321,8 @@ def _values_mod(
         both = alphas[i][level.src] * edge % mod * level.mines[:, None]
         share = np.array([pow(level.size, -1, p) for p in primes], dtype=np.int64)
         out[1 + level.group] = both.sum(axis=0) % mod * np.repeat(share, points) % mod
-        starts = _segments(level.src)
         beta = np.zeros((len(alphas[i]), len(mod)), dtype=np.int64)
-        beta[level.src[starts]] = np.add.reduceat(edge, starts, axis=0) % mod
+        beta[level.src[level.out]] = np.add.reduceat(edge, level.out, axis=0) % mod
     # Divide out t**kmin.
     shift = np.array([pow(int(v), -kmin, int(p)) for v, p in zip(t, mod, strict=True)])
     return out * shift % mod
