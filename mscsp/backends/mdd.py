@@ -23,6 +23,7 @@ solutions, which bounds every coefficient. Results are exact Python integers.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -94,23 +95,42 @@ class Mdd:
 def compile_mdd(component: Component, check=None) -> Mdd:
     """Compiles the component's decision diagram, a whole level at a time.
 
+    The size of the diagram depends on the sweep order, and neither of the two sweeps of
+    :func:`~mscsp.backends.order.sweep_order` is always the smaller, by up to two orders
+    of magnitude on the lattices. So both are compiled in turn, a level of whichever has
+    fewer edges so far, and the first to finish is kept: it is the smaller diagram, and
+    the race costs at most twice its compilation.
+
     Args:
         component: The component.
         check: Called once per level (a deadline check that raises to stop).
     """
+    orders = [sweep_order(component), sweep_order(component, ranked=True)]
+    runs = [_levels(component, order, check) for order in orders[: 1 + (orders[0] != orders[1])]]
+    built: list[list[Level]] = [[] for _ in runs]
+    edges = [0] * len(runs)
+    while True:
+        i = edges.index(min(edges))
+        level = next(runs[i], None)
+        if level is None:
+            return Mdd(built[i])
+        built[i].append(level)
+        edges[i] += len(level.src)
+
+
+def _levels(component: Component, order: list[int], check) -> Iterator[Level]:
+    """The levels of the diagram over ``order``, one at a time."""
     sizes = component.sizes
     cons_of: list[list[int]] = [[] for _ in sizes]
     for ci, (groups, _) in enumerate(component.constraints):
         for g in groups:
             cons_of[g].append(ci)
-    order = sweep_order(component)
     position = {g: i for i, g in enumerate(order)}
     last = [max(position[g] for g in groups) for groups, _ in component.constraints]
     targets = [t for _, t in component.constraints]
     cells_left = [sum(sizes[g] for g in groups) for groups, _ in component.constraints]
     open_now: list[int] = []
     states = np.zeros((1, 0), dtype=np.int16)
-    levels = []
     for i, g in enumerate(order):
         if check is not None:
             check()
@@ -140,9 +160,8 @@ def compile_mdd(component: Component, check=None) -> Mdd:
             else:
                 new[:, k] = states[src, column[c]]
         states, dst = _merge(new)
-        levels.append(Level.build(g, size, src, mines, dst, len(states)))
+        yield Level.build(g, size, src, mines, dst, len(states))
         open_now = after
-    return Mdd(levels)
 
 
 def _merge(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
