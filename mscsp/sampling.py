@@ -112,6 +112,8 @@ class ComponentSampler:
         final = self.alphas[-1][0] if self.alphas[-1] else 0
         self.counts = self._coefficients(final) if final else [0] * (n_cells + 1)
         self._cache: dict[tuple[int, int], list[int]] = {}
+        # (level, node, mines left): the node's in-edges and their cumulative weights.
+        self._tables: dict[tuple[int, int, int], tuple[list, list[int]]] = {}
 
     def _coefficients(self, packed: int) -> list[int]:
         n = self.component.n_cells + 1
@@ -132,15 +134,24 @@ class ComponentSampler:
         xs = [0] * self.component.n_groups
         node, left = 0, mines
         for i in range(len(self.into) - 1, -1, -1):
-            group, edges, firsts = self.into[i]
+            group = self.into[i][0]
+            into, cumulative = self._table(i, node, left)
+            node, x, _ = into[_pick(cumulative, rng)]
+            xs[group] = x
+            left -= x
+        return xs
+
+    def _table(self, i: int, node: int, left: int) -> tuple[list, list[int]]:
+        key = (i, node, left)
+        found = self._tables.get(key)
+        if found is None:
+            _, edges, firsts = self.into[i]
             into = edges[firsts[node] : firsts[node + 1]]
             weights = [
                 ways * self._alpha(i, src)[left - x] if left >= x else 0 for src, x, ways in into
             ]
-            node, x, _ = into[_pick(list(accumulate(weights)), rng)]
-            xs[group] = x
-            left -= x
-        return xs
+            found = self._tables[key] = (into, list(accumulate(weights)))
+        return found
 
 
 def _pick(cumulative: list[int], rng: random.Random) -> int:
