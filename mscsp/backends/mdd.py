@@ -97,25 +97,37 @@ def compile_mdd(component: Component, check=None) -> Mdd:
 
     The size of the diagram depends on the sweep order, and neither of the two sweeps of
     :func:`~mscsp.backends.order.sweep_order` is always the smaller, by up to two orders
-    of magnitude on the lattices. So both are compiled in turn, a level of whichever has
-    fewer edges so far, and the first to finish is kept: it is the smaller diagram, and
-    the race costs at most twice its compilation.
+    of magnitude on the lattices. So once the first has more than a few thousand edges,
+    both are compiled in turn, a level of whichever has fewer edges so far, and the first
+    to finish is kept: it is the smaller diagram, and the race costs at most twice its
+    compilation.
 
     Args:
         component: The component.
         check: Called once per level (a deadline check that raises to stop).
     """
-    orders = [sweep_order(component), sweep_order(component, ranked=True)]
-    runs = [_levels(component, order, check) for order in orders[: 1 + (orders[0] != orders[1])]]
-    built: list[list[Level]] = [[] for _ in runs]
-    edges = [0] * len(runs)
+    first = sweep_order(component)
+    runs = [_levels(component, first, check)]
+    built: list[list[Level]] = [[]]
+    edges = [0]
     while True:
+        if len(runs) == 1 and edges[0] > _RACE_AFTER:  # not small: race the other sweep
+            other = sweep_order(component, ranked=True)
+            if other != first:
+                runs.append(_levels(component, other, check))
+                built.append([])
+                edges.append(0)
         i = edges.index(min(edges))
         level = next(runs[i], None)
         if level is None:
             return Mdd(built[i])
         built[i].append(level)
         edges[i] += len(level.src)
+
+
+#: Edges compiled over the first sweep before the second joins the race (small diagrams
+#: are done by then, and need no second compilation).
+_RACE_AFTER = 5000
 
 
 def _levels(component: Component, order: list[int], check) -> Iterator[Level]:
