@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -81,7 +82,7 @@ class ComponentSampler:
         check: Called once per level of the forward pass (a deadline check).
     """
 
-    def __init__(self, component: Component, mdd: Mdd, check=None):
+    def __init__(self, component: Component, mdd: Mdd, check: Callable[[], None] | None = None):
         self.component = component
         n_cells = component.n_cells
         self.width = n_cells // 8 + 1  # bytes per coefficient: every one is below 2**n_cells

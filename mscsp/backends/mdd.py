@@ -23,7 +23,7 @@ solutions, which bounds every coefficient. Results are exact Python integers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -92,7 +92,7 @@ class Mdd:
         return sum(len(level.src) for level in self.levels)
 
 
-def compile_mdd(component: Component, check=None) -> Mdd:
+def compile_mdd(component: Component, check: Callable[[], None] | None = None) -> Mdd:
     """Compiles the component's decision diagram, a whole level at a time.
 
     The size of the diagram depends on the sweep order, and neither of the two sweeps of
@@ -280,7 +280,9 @@ def _mulmod(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
     return ((low @ b) % p + ((high @ b) % p << 16)) % p
 
 
-def count_mdd(mdd: Mdd, n_groups: int, n_cells: int, check=None) -> ComponentCount:
+def count_mdd(
+    mdd: Mdd, n_groups: int, n_cells: int, check: Callable[[], None] | None = None
+) -> ComponentCount:
     """Exact counts of a compiled component (see the module docstring).
 
     Args:
