@@ -41,3 +41,13 @@ def test_diagram_paths_are_the_group_level_solutions() -> None:
     assert span_and_magnitude(mdd) == (1, 2, 5.0)  # 4 layouts with 2 mines, 1 with 1
     count = get_backend("mdd").count(component)
     assert count.counts == (0, 1, 4, 0, 0, 0)
+
+
+def test_column_blocks_give_the_same_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A tiny memory budget splits the points and primes into many blocks of columns.
+    from mscsp.backends import mdd
+
+    monkeypatch.setattr(mdd, "_STORED", 1000)
+    monkeypatch.setattr(mdd, "_PER_LEVEL", 500)
+    for component, count in solve(band(7, 24, 0.5, 1)).components:
+        assert get_backend("mdd").count(component) == count

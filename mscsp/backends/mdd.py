@@ -299,7 +299,20 @@ def count_mdd(
     bits = n_cells + 1 if not math.isfinite(total) else math.ceil(math.log2(total)) + 2
     primes = _primes()[: max(1, -(-bits // _PRIME_BITS))]
     points = kmax - kmin + 1
-    values = _values_mod(mdd, n_groups, points, kmin, primes, check)
+    mod = np.repeat(np.array(primes, dtype=np.int64), points)
+    t = np.tile(np.arange(1, points + 1, dtype=np.int64), len(primes))
+    # Columns are independent: on a large diagram, take them a block at a time so that the
+    # stored forward values and each level's edge arrays stay within a memory budget.
+    nodes = 1 + sum(level.n_next for level in mdd.levels)
+    widest = max(len(level.src) for level in mdd.levels)
+    block = max(1, min(_STORED // nodes, _PER_LEVEL // max(widest, 1)))
+    values = np.concatenate(
+        [
+            _values_mod(mdd, n_groups, mod[j : j + block], t[j : j + block], kmin, check)
+            for j in range(0, len(mod), block)
+        ],
+        axis=1,
+    )
     coefficients = _crt(
         [
             _mulmod(
@@ -317,16 +330,20 @@ def count_mdd(
     return ComponentCount(rows[0], tuple(rows[1:]))
 
 
-def _values_mod(
-    mdd: Mdd, n_groups: int, points: int, kmin: int, primes: tuple[int, ...], check
-) -> np.ndarray:
-    """``F(t) / t**kmin`` and every group's marginal the same way, at ``t = 1..points``,
-    modulo each prime: ``1 + n_groups`` rows, one block of ``points`` columns per prime.
+#: Most int64 values kept for the forward pass, and per edge array of one level (columns
+#: are split into blocks beyond): 128 and 64 MiB.
+_STORED = 1 << 24
+_PER_LEVEL = 1 << 23
 
-    All primes go through each array operation together (fewer, larger numpy calls).
+
+def _values_mod(
+    mdd: Mdd, n_groups: int, mod: np.ndarray, t: np.ndarray, kmin: int, check
+) -> np.ndarray:
+    """``F(t) / t**kmin`` and every group's marginal the same way, one column per point
+    ``t`` and prime ``mod``: ``1 + n_groups`` rows.
+
+    All columns go through each array operation together (fewer, larger numpy calls).
     """
-    mod = np.repeat(np.array(primes, dtype=np.int64), points)
-    t = np.tile(np.arange(1, points + 1, dtype=np.int64), len(primes))
     powers = np.ones((1 + max(level.size for level in mdd.levels), len(mod)), dtype=np.int64)
     for x in range(1, len(powers)):
         powers[x] = powers[x - 1] * t % mod
@@ -335,6 +352,8 @@ def _values_mod(
         binom = np.array([math.comb(size, x) for x in range(size + 1)], dtype=object)
         by_size[size] = (binom[:, None] % mod).astype(np.int64) * powers[: size + 1] % mod
     weights = [by_size[level.size] for level in mdd.levels]
+    # A given cell of a group is a mine in x / size of its C(size, x) layouts.
+    share = {size: np.array([pow(size, -1, int(p)) for p in mod]) for size in by_size}
     alphas = [np.ones((1, len(mod)), dtype=np.int64)]
     for level, w in zip(mdd.levels, weights, strict=True):
         if check is not None:
@@ -350,10 +369,8 @@ def _values_mod(
             check()
         level = mdd.levels[i]
         edge = weights[i][level.mines] * beta[level.dst] % mod
-        # A given cell of the group is a mine in x / size of the C(size, x) layouts.
         both = alphas[i][level.src] * edge % mod * level.mines[:, None]
-        share = np.array([pow(level.size, -1, p) for p in primes], dtype=np.int64)
-        out[1 + level.group] = both.sum(axis=0) % mod * np.repeat(share, points) % mod
+        out[1 + level.group] = both.sum(axis=0) % mod * share[level.size] % mod
         beta = np.zeros((len(alphas[i]), len(mod)), dtype=np.int64)
         beta[level.src[level.out]] = np.add.reduceat(edge, level.out, axis=0) % mod
     # Divide out t**kmin.
