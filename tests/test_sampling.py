@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from itertools import combinations
 
@@ -92,3 +93,27 @@ def test_bad_input_is_refused() -> None:
         sample_layouts(parse_board("2x2x1\n2?\n??\n"), 10)
     with pytest.raises(InconsistentBoardError):
         sample_layouts(parse_board("2x2x3\n1?\n??\n"), 10)
+
+
+def test_cli_sample_flags_its_estimates_approximate(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from mscsp.cli import main
+
+    board = tmp_path / "board.txt"
+    board.write_text("5x5x3\n??.??\n??.??\n??2??\n??2??\n??2??\n")
+    layouts = tmp_path / "layouts.npy"
+    runner = CliRunner()
+    args = ["sample", str(board), "--samples", "300", "--seed", "4"]
+    result = runner.invoke(main, [*args, "--json", "--out", str(layouts)])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["approximate"] is True and out["samples"] == 300
+    exact = solve(SMALL).probabilities
+    got = np.array([[np.nan if p is None else p for p in row] for row in out["probabilities"]])
+    assert np.nanmax(np.abs(got - exact)) <= out["half_width_95"] * 2
+    assert np.load(layouts).shape == (300, 5, 5)
+    text = runner.invoke(main, args)
+    assert text.exit_code == 0 and text.output.startswith("APPROXIMATE")
+    board.write_text("2x2x1\n2?\n??\n")
+    assert runner.invoke(main, ["sample", str(board)]).exit_code == 3
