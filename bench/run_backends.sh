@@ -21,4 +21,16 @@ python -m mscsp bench --decide --corpus "$out/hard_wide.jsonl" --backend dss,cps
     --time-limit 10 --out "$out/hard_decide" --json > "$out/hard_decide/stdout.json"
 python -m mscsp bench --backend approxmc --time-limit 20 --out "$out/approx" --json \
     > "$out/approx/stdout.json"
+# The compiled diagram and the sampler ("mdd against dss", "Sampled probabilities").
+mkdir -p "$out/hard_mdd"
+python -m mscsp bench --corpus bench/hard.jsonl --backend dss,mdd,sdd --time-limit 10 \
+    --out "$out/hard_mdd" --json > "$out/hard_mdd/stdout.json"
+for family in lattice band; do
+    grep "\"family\": \"$family\"" bench/hard.jsonl > "$out/hard_$family.jsonl"
+done
+python bench/hard_mdd.py --corpus "$out/hard_lattice.jsonl" --expert 100 \
+    --out "$out/mdd_vs_dss_lattice.jsonl"
+python bench/hard_mdd.py --corpus "$out/hard_band.jsonl" --expert 0 \
+    --out "$out/mdd_vs_dss_band.jsonl"
+python bench/hard_sampling.py --expert 30 --time-limit 5 --out "$out/sampling.jsonl"
 uptime > "$out/uptime_end.txt"

@@ -162,7 +162,7 @@ def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_registry_lists_every_backend() -> None:
     assert list(BACKENDS)[0] == "dss"
-    assert {"dss", "brute", "sat", "ganak", "cpsat", "sdd", "ilp"} <= set(BACKENDS)
+    assert {"dss", "brute", "sat", "ganak", "cpsat", "sdd", "ilp", "mdd"} <= set(BACKENDS)
     for name, cls in BACKENDS.items():
         assert cls.name == name and cls.description
 

@@ -16,6 +16,7 @@ from .cpsat import CpSatBackend
 from .dss import DssBackend
 from .ganak import GanakBackend
 from .ilp import IlpBackend
+from .mdd import MddBackend
 from .sat import SatBackend
 from .sdd import SddBackend
 
@@ -27,6 +28,7 @@ BACKENDS: dict[str, type[Backend]] = {
     "ganak": GanakBackend,
     "cpsat": CpSatBackend,
     "sdd": SddBackend,
+    "mdd": MddBackend,
     "ilp": IlpBackend,
     "approxmc": ApproxmcBackend,
 }

@@ -13,6 +13,7 @@ from .learn_seeds import system
 from .learn_sweep import sweep
 from .play import play
 from .probs import probs
+from .sample import sample
 from .serve import serve
 
 
@@ -23,6 +24,7 @@ def main() -> None:
 
 
 main.add_command(probs)
+main.add_command(sample)
 main.add_command(backends)
 main.add_command(bench)
 learn.add_command(dagger)
