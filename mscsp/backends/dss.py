@@ -22,6 +22,7 @@ import numpy as np
 
 from ..constraints import Component, ComponentCount
 from .base import Backend
+from .order import ranked_order
 
 #: Components with at most this many groups are searched in their own order.
 _SMALL = 4
@@ -38,35 +39,6 @@ _NODES = 256
 
 class _OverBudget(Exception):
     """The enumeration would visit more than :data:`_NODES` nodes."""
-
-
-def _order(component: Component, cons_of: list[list[int]]) -> list[int]:
-    """Breadth-first order from a peripheral group, which keeps few constraints open.
-
-    Up to a few groups, any order keeps few open: their own (first cells, row-major) is used.
-    """
-    n = component.n_groups
-    if n <= _SMALL:
-        return list(range(n))
-    nbrs: list[set[int]] = [set() for _ in range(n)]
-    for groups, _ in component.constraints:
-        for g in groups:
-            nbrs[g].update(groups)
-    # Within a breadth-first layer, groups under fewer constraints come first.
-    ranked = [sorted(nb, key=lambda h: len(cons_of[h])) for nb in nbrs]
-
-    def bfs(start: int) -> list[int]:
-        order = [start]
-        seen = [False] * n
-        seen[start] = True
-        for g in order:
-            for h in ranked[g]:
-                if not seen[h]:
-                    seen[h] = True
-                    order.append(h)
-        return order
-
-    return bfs(bfs(0)[-1]) if n > 1 else [0]
 
 
 def _unpack(value: int, length: int, nbytes: int) -> tuple[int, ...]:
@@ -204,7 +176,8 @@ def merged_search(component: Component, backend: Backend | None = None) -> Compo
     for ci, (groups, _) in enumerate(cons):
         for g in groups:
             cons_of[g].append(ci)
-    order = _order(component, cons_of)
+    # Up to a few groups, any order keeps few constraints open: their own is used.
+    order = list(range(n)) if n <= _SMALL else ranked_order(component)
     position = [0] * n
     for i, g in enumerate(order):
         position[g] = i

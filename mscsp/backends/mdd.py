@@ -31,7 +31,7 @@ import numpy as np
 
 from ..constraints import Component, ComponentCount
 from .base import Backend
-from .order import sweep_order
+from .order import ranked_order, sweep_order
 
 #: Bits per residue prime: every prime is above ``2**_PRIME_BITS``, below ``2**31``.
 _PRIME_BITS = 30
@@ -95,8 +95,9 @@ class Mdd:
 def compile_mdd(component: Component, check: Callable[[], None] | None = None) -> Mdd:
     """Compiles the component's decision diagram, a whole level at a time.
 
-    The size of the diagram depends on the sweep order, and neither of the two sweeps of
-    :func:`~mscsp.backends.order.sweep_order` is always the smaller, by up to two orders
+    The size of the diagram depends on the sweep order, and neither of the two sweeps,
+    :func:`~mscsp.backends.order.sweep_order` and
+    :func:`~mscsp.backends.order.ranked_order`, is always the smaller, by up to two orders
     of magnitude on the lattices. So once the first has more than a few thousand edges,
     both are compiled in turn, a level of whichever has fewer edges so far, and the first
     to finish is kept: it is the smaller diagram, and the race costs at most twice its
@@ -112,7 +113,7 @@ def compile_mdd(component: Component, check: Callable[[], None] | None = None) -
     edges = [0]
     while True:
         if len(runs) == 1 and edges[0] > _RACE_AFTER:  # not small: race the other sweep
-            other = sweep_order(component, ranked=True)
+            other = ranked_order(component)
             if other != first:
                 runs.append(_levels(component, other, check))
                 built.append([])
