@@ -31,7 +31,6 @@ import numpy as np
 from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
-from ..solver import solve
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import isolated_regions, region_board, solve_endgame
@@ -241,10 +240,8 @@ class BestPlayer(CspPlayer):
             ):
                 complete = False
                 break
-            cells = board.cells.copy()
-            cells[cell] = value
             try:
-                after = solve(Board(cells, board.mines), self.backend)
+                after = self.memory.what_if(board, cell, value)
             except InconsistentBoardError:
                 continue
             if not after.weight:
