@@ -70,7 +70,7 @@ class MineMemory:
         self._need = [0] * n  # numbers: mines still needed around
         self._open = [0] * n  # numbers: unknown neighbours
         self._free = bytearray(b"\x01") * n  # unknown cells next to no number
-        self._live: set[int] = set()  # numbers with unknown neighbours
+        self._live: dict[int, tuple[int, ...]] = {}  # numbers with unknown neighbours: those
         self._clear: set[int] = set()  # live numbers needing no more mines
         self._dirty: list[int] = []  # numbers whose counts changed since the last pass
         self._broken: set[int] = set()  # numbers no layout can meet
@@ -151,32 +151,37 @@ class MineMemory:
         A number needing all of its unknown neighbours makes them mines (which changes the
         numbers around them); the live and the satisfied numbers are kept track of.
         """
-        code, mine, need, open_ = self._code, self._mine, self._need, self._open
-        dirty = self._dirty
+        code, mine, need, open_, around = (
+            self._code,
+            self._mine,
+            self._need,
+            self._open,
+            self._around,
+        )
+        live, clear, broken, dirty = self._live, self._clear, self._broken, self._dirty
         while dirty:
-            j = dirty.pop()
-            if need[j] < 0 or need[j] > open_[j]:
-                self._broken.add(j)
-            else:
-                self._broken.discard(j)
-            if open_[j] <= 0:
-                self._live.discard(j)
-                self._clear.discard(j)
-                continue
-            self._live.add(j)
-            if need[j] == open_[j]:
-                for k in self._around[j]:
-                    if code[k] == COVERED and not mine[k]:
-                        self._add_mine(k)
-                continue  # the number came back dirty with no unknown neighbour left
-            if need[j] == 0:
-                self._clear.add(j)
-            else:
-                self._clear.discard(j)
-
-    def _unknown_around(self, j: int) -> list[int]:
-        code, mine = self._code, self._mine
-        return [k for k in self._around[j] if code[k] == COVERED and not mine[k]]
+            batch = set(dirty)
+            dirty.clear()
+            for j in batch:
+                n, o = need[j], open_[j]
+                if n < 0 or n > o:
+                    broken.add(j)
+                elif broken:
+                    broken.discard(j)
+                if o <= 0:
+                    live.pop(j, None)
+                    clear.discard(j)
+                elif n == o:
+                    for k in around[j]:
+                        if code[k] == COVERED and not mine[k]:
+                            self._add_mine(k)
+                    # (j comes back dirty, with no unknown neighbour left)
+                else:
+                    live[j] = tuple(k for k in around[j] if code[k] == COVERED and not mine[k])
+                    if n == 0:
+                        clear.add(j)
+                    else:
+                        clear.discard(j)
 
     def known(self, board: Board) -> np.ndarray:
         """Cells known to be mines on ``board`` (a new array; flags included)."""
@@ -206,7 +211,7 @@ class MineMemory:
         """
         self.sync(board)
         self._settle()
-        safe = {k for j in self._clear for k in self._unknown_around(j)}
+        safe = {k for j in self._clear for k in self._live[j]}
         return [self._coords[i] for i in sorted(safe)]
 
     def unknown(self, board: Board) -> np.ndarray:
@@ -367,8 +372,8 @@ class GameSession(MineMemory):
             if self._broken:
                 where = self._coords[min(self._broken)]
                 raise InconsistentBoardError("this number cannot be met", where)
-            numbers = [(j, self._need[j], tuple(self._unknown_around(j))) for j in self._live]
-            numbers.sort()
+            need = self._need
+            numbers = [(j, need[j], cells) for j, cells in sorted(self._live.items())]
             split = _connected(numbers)
             cluster_of = {
                 k: c for c, part in enumerate(split) for _, _, cells in part for k in cells
