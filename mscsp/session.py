@@ -91,14 +91,18 @@ class MineMemory:
             changed = np.flatnonzero(cells != self._seen)
             values = cells[changed].tolist()
             changed = changed.tolist()
+        self.version += 1
+        shown = []
         for i, v in zip(changed, values, strict=True):
             if v >= 0:
-                self._reveal(i, v)
-                continue
-            self._code[i] = v
-            if v == FLAG and not self._mine[i]:
-                self._flag_only[i] = 1
-                self._add_mine(i)
+                shown.append((i, v))
+            else:
+                self._code[i] = v
+                if v == FLAG and not self._mine[i]:
+                    self._flag_only[i] = 1
+                    self._add_mine(i)
+        if shown:
+            self._reveal(shown)
         self._seen = cells.copy()
 
     def _follows(self, i: int, value: int) -> bool:
@@ -115,25 +119,33 @@ class MineMemory:
             return old == COVERED
         return value == COVERED and old == FLAG and not self._flag_only[i]
 
-    def _reveal(self, i: int, value: int) -> None:
-        code, need, open_, free = self._code, self._need, self._open, self._free
-        self.version += 1
-        code[i] = value
-        free[i] = 0
-        mines = unknown = 0
-        for j in self._around[i]:
-            free[j] = 0
-            c = code[j]
-            if c >= 0:  # a number around: one unknown neighbour less
-                open_[j] -= 1
-                self._dirty.append(j)
-            elif self._mine[j]:
-                mines += 1
-            else:
-                unknown += 1
-        need[i] = value - mines
-        open_[i] = unknown
-        self._dirty.append(i)
+    def _reveal(self, shown: list[tuple[int, int]]) -> None:
+        """Numbers shown on cells that were unknown."""
+        code, need, open_, free, mine = self._code, self._need, self._open, self._free, self._mine
+        around, dirty = self._around, self._dirty
+        # First the numbers already there lose an unknown neighbour per cell shown (the new
+        # ones may lose some too: their counts are made afresh below).
+        for i, v in shown:
+            free[i] = 0
+            for j in around[i]:
+                free[j] = 0
+                if code[j] >= 0:
+                    open_[j] -= 1
+                    dirty.append(j)
+            code[i] = v
+        # Then each new number's counts, from the board as it now is. Most are zeros in an
+        # opened region, with nothing left to decide: they are not even looked at again.
+        for i, v in shown:
+            mines = unknown = 0
+            for j in around[i]:
+                if mine[j]:
+                    mines += 1
+                elif code[j] == COVERED:
+                    unknown += 1
+            need[i] = v - mines
+            open_[i] = unknown
+            if unknown or need[i]:
+                dirty.append(i)
 
     def _add_mine(self, i: int) -> None:
         self.version += 1
