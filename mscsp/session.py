@@ -241,14 +241,13 @@ class Cluster:
 
     Attributes:
         cells: Board cells of each group, groups numbered by their first cell.
-        fixed: ``(group, mines)`` of the groups whose mines propagation fixed.
-        components: The independent components of the groups still free.
-        counts: Their counts, once asked for.
+        reduction: The cluster's reduction (its components are split on first use: a turn
+            that propagation alone settles never needs them).
+        counts: The components' counts, once asked for.
     """
 
     cells: list[tuple[Cell, ...]]
-    fixed: list[tuple[int, int]]
-    components: list[Component]
+    reduction: Reduction
     counts: list[ComponentCount] | None = None
 
 
@@ -432,14 +431,13 @@ class GameSession(MineMemory):
             unconstrained=np.zeros(0, dtype=bool),
             remaining=0,
         )
-        reduction = reduce_system(system)
-        return Cluster(cells, reduction.fixed, reduction.components)
+        return Cluster(cells, reduce_system(system))
 
     def _reduced(self, clusters: list[Cluster]) -> Reduced:
         safe: list[Cell] = []
         mines: list[Cell] = []
         for cluster in clusters:
-            for g, x in cluster.fixed:
+            for g, x in cluster.reduction.fixed:
                 group = cluster.cells[g]
                 if x == 0:
                     safe.extend(group)
@@ -460,13 +458,13 @@ class GameSession(MineMemory):
         fixed = sorted(
             (number[c, g], x)
             for c, cluster in enumerate(reduced.clusters)
-            for g, x in cluster.fixed
+            for g, x in cluster.reduction.fixed
         )
         parts = []
         for cluster in reduced.clusters:
             if cluster.counts is None:
-                cluster.counts = [self.counter.count(part) for part in cluster.components]
-            parts.extend(zip(cluster.components, cluster.counts, strict=True))
+                cluster.counts = [self.counter.count(c) for c in cluster.reduction.components]
+            parts.extend(zip(cluster.reduction.components, cluster.counts, strict=True))
         parts.sort(key=lambda part: part[0].cells[0][0])
         # Only what combine reads: the groups, the unconstrained cells, the mines left.
         system = System(
