@@ -63,6 +63,7 @@ class MineMemory:
         n = rows * cols
         self._total = board.mines
         self._seen = np.full(n, COVERED, dtype=np.int8)
+        self._seen_bytes = b""
         self._around, self._coords = flat_neighbours(rows, cols)
         self._code = [COVERED] * n  # cell codes as last seen
         self._mine = bytearray(n)  # proven mines and flags
@@ -81,6 +82,8 @@ class MineMemory:
         cells = board.cells.reshape(-1)
         if self._seen is None or board.mines != self._total or board.shape != self.shape:
             self._start(board)
+        elif cells.tobytes() == self._seen_bytes:  # (cheaper than comparing arrays)
+            return
         changed = np.flatnonzero(cells != self._seen)
         if not len(changed):
             return
@@ -104,6 +107,7 @@ class MineMemory:
         if shown:
             self._reveal(shown)
         self._seen = cells.copy()
+        self._seen_bytes = self._seen.tobytes()
 
     def _follows(self, i: int, value: int) -> bool:
         """Whether cell ``i`` may show ``value`` next in the same game.
@@ -189,7 +193,7 @@ class MineMemory:
                             self._add_mine(k)
                     # (j comes back dirty, with no unknown neighbour left)
                 else:
-                    live[j] = tuple(k for k in around[j] if code[k] == COVERED and not mine[k])
+                    live[j] = tuple([k for k in around[j] if code[k] == COVERED and not mine[k]])
                     if n == 0:
                         clear.add(j)
                     else:
