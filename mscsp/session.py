@@ -127,27 +127,25 @@ class MineMemory:
         """Numbers shown on cells that were unknown."""
         code, need, open_, free, mine = self._code, self._need, self._open, self._free, self._mine
         around, dirty = self._around, self._dirty
-        # First the numbers already there lose an unknown neighbour per cell shown (the new
-        # ones may lose some too: their counts are made afresh below).
+        for i, v in shown:
+            code[i] = v
+        new = {i for i, _ in shown}
         for i, v in shown:
             free[i] = 0
+            mines = unknown = 0
             for j in around[i]:
                 free[j] = 0
                 if code[j] >= 0:
-                    open_[j] -= 1
-                    dirty.append(j)
-            code[i] = v
-        # Then each new number's counts, from the board as it now is. Most are zeros in an
-        # opened region, with nothing left to decide: they are not even looked at again.
-        for i, v in shown:
-            mines = unknown = 0
-            for j in around[i]:
-                if mine[j]:
+                    if j not in new:  # a number already there: one unknown neighbour less
+                        open_[j] -= 1
+                        dirty.append(j)
+                elif mine[j]:
                     mines += 1
-                elif code[j] == COVERED:
+                else:
                     unknown += 1
             need[i] = v - mines
             open_[i] = unknown
+            # Most new numbers are zeros inside an opened region: nothing left to decide.
             if unknown or need[i]:
                 dirty.append(i)
 
