@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
-from .board import COVERED, FLAG, Board
-from .constraints import Cell, Component, ComponentCount, System
+from .board import COVERED, FLAG, Board, neighbour_sum
+from .constraints import _DIRS, Cell, Component, ComponentCount, System
 from .constraints import _neighbours as flat_neighbours
 from .errors import InconsistentBoardError
 from .probabilities import Solution, combine
@@ -511,3 +511,49 @@ def _connected(numbers: list[Number]) -> list[list[Number]]:
     for n, number in enumerate(numbers):
         parts.setdefault(root(n), []).append(number)
     return list(parts.values())
+
+
+def isolated_regions(board: Board) -> list[list[Cell]]:
+    """Covered regions that the rest of the board cannot inform, nor they the rest.
+
+    The regions of :func:`mscsp.players.endgame.isolated_regions` (covered cells, flags
+    aside, joined when they touch or share a revealed number; kept when every cell touches
+    a number), in the same order (by first cell, row-major), in array code: the touching
+    cells are labelled at once, and only the few numbers that see two labels join them.
+    """
+    from scipy import ndimage  # (as the game engine: loaded on first use)
+
+    cells = board.cells
+    covered = cells == COVERED
+    labels, n = ndimage.label(covered, structure=np.ones((3, 3), dtype=bool))
+    if not n:
+        return []
+    padded = np.pad(labels, 1)
+    nr, nc = np.nonzero(cells >= 0)
+    around = np.stack([padded[nr + 1 + dr, nc + 1 + dc] for dr, dc in _DIRS], axis=1)
+    lowest = np.where(around > 0, around, n + 1).min(axis=1)
+    parent = list(range(n + 1))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for row in around[(lowest <= n) & (around.max(axis=1) != lowest)].tolist():
+        first = root(min(x for x in row if x))
+        for x in row:
+            if x:
+                other = root(x)
+                if other != first:
+                    parent[max(first, other)] = min(first, other)
+                    first = min(first, other)
+    # A region with a covered cell next to no number is not isolated.
+    tops = np.array([root(x) for x in range(n + 1)])
+    region = tops[labels]
+    loose = covered & ~(neighbour_sum(cells >= 0) > 0)
+    keep = covered & ~np.isin(region, region[loose])
+    regions: dict[int, list[Cell]] = {}
+    for r, c in np.argwhere(keep).tolist():
+        regions.setdefault(int(region[r, c]), []).append((r, c))
+    return sorted(regions.values())
