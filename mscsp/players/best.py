@@ -31,9 +31,10 @@ import numpy as np
 from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
+from ..session import isolated_regions
 from .base import Cell, neighbours
 from .csp import CspPlayer
-from .endgame import isolated_regions, region_board, solve_endgame
+from .endgame import region_board, solve_endgame
 
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
