@@ -53,17 +53,15 @@ class MineMemory:
 
     def reset(self) -> None:
         """Forgets everything (the next board starts the memory afresh)."""
-        self._seen: np.ndarray | None = None
         self._total = -1
-        self.shape = (0, 0)
+        self.shape: tuple[int, ...] = ()
         self.version = 0  # changes whenever the board or the known mines do
 
     def _start(self, board: Board) -> None:
         rows, cols = self.shape = board.shape
         n = rows * cols
         self._total = board.mines
-        self._seen = np.full(n, COVERED, dtype=np.int8)
-        self._seen_bytes = b""
+        self._seen_bytes = np.full(n, COVERED, dtype=np.int8).tobytes()  # the board as last seen
         self._around, self._coords = flat_neighbours(rows, cols)
         self._code = [COVERED] * n  # cell codes as last seen
         self._mine = bytearray(n)  # proven mines and flags
@@ -79,19 +77,18 @@ class MineMemory:
 
     def sync(self, board: Board) -> None:
         """Brings the memory up to ``board`` (see the class description)."""
-        cells = board.cells.reshape(-1)
-        if self._seen is None or board.mines != self._total or board.shape != self.shape:
+        cells = board.cells.reshape(-1).astype(np.int8, copy=False)
+        data = cells.tobytes()
+        if board.mines != self._total or board.cells.shape != self.shape:
             self._start(board)
-        elif cells.tobytes() == self._seen_bytes:  # (cheaper than comparing arrays)
+        elif data == self._seen_bytes:  # (cheaper than comparing arrays)
             return
-        changed = np.flatnonzero(cells != self._seen)
-        if not len(changed):
-            return
+        changed = np.flatnonzero(cells != np.frombuffer(self._seen_bytes, dtype=np.int8))
         values = cells[changed].tolist()
         changed = changed.tolist()
         if not all(map(self._follows, changed, values)):
             self._start(board)
-            changed = np.flatnonzero(cells != self._seen)
+            changed = np.flatnonzero(cells != COVERED)
             values = cells[changed].tolist()
             changed = changed.tolist()
         self.version += 1
@@ -106,8 +103,7 @@ class MineMemory:
                     self._add_mine(i)
         if shown:
             self._reveal(shown)
-        self._seen = cells.copy()
-        self._seen_bytes = self._seen.tobytes()
+        self._seen_bytes = data
 
     def _follows(self, i: int, value: int) -> bool:
         """Whether cell ``i`` may show ``value`` next in the same game.
@@ -482,7 +478,8 @@ class GameSession(MineMemory):
 
     def _flagged_cells(self) -> np.ndarray:
         mine = np.frombuffer(self._mine, dtype=bool).reshape(self.shape)
-        return np.where(mine, np.int8(FLAG), self._seen.reshape(self.shape)).astype(np.int8)
+        seen = np.frombuffer(self._seen_bytes, dtype=np.int8).reshape(self.shape)
+        return np.where(mine, np.int8(FLAG), seen).astype(np.int8)
 
     def _free_mask(self) -> np.ndarray:
         return np.frombuffer(self._free, dtype=bool).reshape(self.shape).copy()
