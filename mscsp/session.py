@@ -488,26 +488,29 @@ class GameSession(MineMemory):
 def _connected(numbers: list[Number]) -> list[list[Number]]:
     """``numbers`` split into clusters sharing unknown cells, each in the given order,
     clusters ordered by their first number."""
-    parent = list(range(len(numbers)))
-
-    def root(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
-    owner: dict[int, int] = {}
+    seeing: dict[int, list[int]] = {}
     for n, (_, _, cells) in enumerate(numbers):
         for k in cells:
-            other = owner.setdefault(k, n)
-            if other != n:
-                a, b = root(other), root(n)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    parts: dict[int, list[Number]] = {}
-    for n, number in enumerate(numbers):
-        parts.setdefault(root(n), []).append(number)
-    return list(parts.values())
+            seeing.setdefault(k, []).append(n)
+    seen = [False] * len(numbers)
+    parts = []
+    for start in range(len(numbers)):
+        if seen[start]:
+            continue
+        seen[start] = True
+        stack = [start]
+        part = []
+        while stack:
+            n = stack.pop()
+            part.append(n)
+            for k in numbers[n][2]:
+                for m in seeing[k]:
+                    if not seen[m]:
+                        seen[m] = True
+                        stack.append(m)
+        part.sort()
+        parts.append([numbers[n] for n in part])
+    return parts
 
 
 def isolated_regions(board: Board) -> list[list[Cell]]:
