@@ -471,7 +471,7 @@ class GameSession(MineMemory):
             constraints=[],
             numbers=[],
             unconstrained=free,
-            remaining=board.mines - sum(self._mine),
+            remaining=board.mines - self._mine.count(1),
         )
         reduction = _Merged(fixed, system, {}, tuple(part for part, _ in parts))
         return combine(board, system, reduction, [count for _, count in parts])
