@@ -174,24 +174,29 @@ class MineMemory:
             dirty.clear()
             for j in batch:
                 n, o = need[j], open_[j]
-                if n < 0 or n > o:
-                    broken.add(j)
-                elif broken:
+                if broken:
                     broken.discard(j)
-                if o <= 0:
-                    live.pop(j, None)
-                    clear.discard(j)
+                if 0 < n < o:  # most often: still live, not decided
+                    live[j] = tuple([k for k in around[j] if code[k] == COVERED and not mine[k]])
+                    if clear:
+                        clear.discard(j)
+                elif o <= 0:
+                    if n:
+                        broken.add(j)
+                    if live.pop(j, None) is not None:
+                        clear.discard(j)
                 elif n == o:
                     for k in around[j]:
                         if code[k] == COVERED and not mine[k]:
                             self._add_mine(k)
                     # (j comes back dirty, with no unknown neighbour left)
-                else:
+                else:  # needs no more mines, or cannot be met (fewer than none, too many)
                     live[j] = tuple([k for k in around[j] if code[k] == COVERED and not mine[k]])
-                    if n == 0:
-                        clear.add(j)
-                    else:
+                    if n:
+                        broken.add(j)
                         clear.discard(j)
+                    else:
+                        clear.add(j)
 
     def known(self, board: Board) -> np.ndarray:
         """Cells known to be mines on ``board`` (a new array; flags included)."""
