@@ -128,3 +128,18 @@ def test_a_players_games_do_not_depend_on_the_games_before(strategy):
     assert strip(together) == strip(apart)
     fresh = [play_game(get_player(strategy), config, i) for i in range(6)]
     assert strip(fresh) == strip(together)
+
+
+def test_isolated_regions_in_array_code_are_the_endgames():
+    from mscsp.players.endgame import isolated_regions as by_graph
+    from mscsp.session import isolated_regions
+
+    found = 0
+    for preset, seeds in (("beginner", range(10)), ("intermediate", range(4))):
+        for boards in real_games(preset, seeds, flag_mines=True):
+            for board in boards:
+                regions = isolated_regions(board)
+                assert regions == by_graph(board)
+                found += bool(regions)
+    assert found > 5
+    assert isolated_regions(mscsp.parse_board("??\n??\n", mines=1)) == []
