@@ -6,6 +6,7 @@ stated over *groups* of cells: a group of ``n`` cells holds ``x`` mines in ``C(n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -374,3 +375,32 @@ def _check(
         i = int(np.argmax(bad))
         r, c = divmod(int(numbers[i]), width)
         _fail(int(flat[numbers[i]]), (r - 1, c - 1), int(need[i]), int(open_nb[i]))
+
+
+def group_cells(
+    seen_by: dict[int, list[int]], n_numbers: int, coords: Sequence[Cell]
+) -> tuple[list[tuple[Cell, ...]], list[list[int]]]:
+    """Frontier cells grouped by the numbers around them (a group per set of numbers).
+
+    Args:
+        seen_by: For each frontier cell (a row-major index), its numbers in ascending order.
+        n_numbers: How many numbers there are.
+        coords: The ``(row, col)`` of each row-major index.
+
+    Returns:
+        The cells of each group, groups numbered by their first cell (row-major), and each
+        number's groups in ascending order.
+    """
+    group_of: dict[tuple[int, ...], int] = {}
+    groups: list[list[Cell]] = []
+    members: list[list[int]] = [[] for _ in range(n_numbers)]
+    for k in sorted(seen_by):
+        key = tuple(seen_by[k])
+        g = group_of.get(key)
+        if g is None:
+            g = group_of[key] = len(groups)
+            groups.append([])
+            for number in key:
+                members[number].append(g)
+        groups[g].append(coords[k])
+    return [tuple(group) for group in groups], members

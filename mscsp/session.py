@@ -18,17 +18,33 @@ components in the same order, the same fractions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import COVERED, FLAG, Board, neighbour_sum
-from .constraints import _DIRS, Cell, Component, ComponentCount, System
-from .constraints import _neighbours as flat_neighbours
+from .constraints import Cell, Component, ComponentCount, System, group_cells
 from .errors import InconsistentBoardError
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
 from .solver import CountCache
+
+#: The 8 neighbour directions, row-major.
+_OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+
+
+@lru_cache(maxsize=16)
+def neighbour_table(rows: int, cols: int) -> tuple[list[tuple[int, ...]], list[Cell]]:
+    """Each cell's neighbours (row-major indices, in the order of ``_OFFSETS``) on a rows x
+    cols board, and the ``(row, col)`` of each index."""
+    index = np.pad(np.arange(rows * cols).reshape(rows, cols), 1, constant_values=-1)
+    shifted = np.stack(
+        [index[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc].ravel() for dr, dc in _OFFSETS],
+        axis=1,
+    )
+    around = [tuple(k for k in row if k >= 0) for row in shifted.tolist()]
+    return around, [divmod(i, cols) for i in range(rows * cols)]
 
 
 class MineMemory:
@@ -62,7 +78,7 @@ class MineMemory:
         n = rows * cols
         self._total = board.mines
         self._seen_bytes = np.full(n, COVERED, dtype=np.int8).tobytes()  # the board as last seen
-        self._around, self._coords = flat_neighbours(rows, cols)
+        self._around, self._coords = neighbour_table(rows, cols)
         self._code = [COVERED] * n  # cell codes as last seen
         self._mine = bytearray(n)  # proven mines and flags
         self._flag_only = bytearray(n)  # flags not (yet) proven to be mines
@@ -409,19 +425,7 @@ class GameSession(MineMemory):
         for n, (_, _, cells) in enumerate(numbers):
             for k in cells:
                 seen_by.setdefault(k, []).append(n)
-        group_of: dict[tuple[int, ...], int] = {}
-        group_cells: list[list[Cell]] = []
-        members: list[list[int]] = [[] for _ in numbers]
-        for k in sorted(seen_by):
-            key = tuple(seen_by[k])
-            g = group_of.get(key)
-            if g is None:
-                g = group_of[key] = len(group_cells)
-                group_cells.append([])
-                for n in key:
-                    members[n].append(g)
-            group_cells[g].append(self._coords[k])
-        cells = [tuple(group) for group in group_cells]
+        cells, members = group_cells(seen_by, len(numbers), self._coords)
         # The cluster alone as a system: no unconstrained cells, no mine total (the
         # reduction reads neither).
         system = System(
@@ -535,7 +539,7 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
         return []
     padded = np.pad(labels, 1)
     nr, nc = np.nonzero(cells >= 0)
-    around = np.stack([padded[nr + 1 + dr, nc + 1 + dc] for dr, dc in _DIRS], axis=1)
+    around = np.stack([padded[nr + 1 + dr, nc + 1 + dc] for dr, dc in _OFFSETS], axis=1)
     lowest = np.where(around > 0, around, n + 1).min(axis=1)
     parent = list(range(n + 1))
 
