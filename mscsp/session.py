@@ -25,7 +25,7 @@ import numpy as np
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import COVERED, FLAG, Board, neighbour_sum
 from .constraints import Cell, Component, ComponentCount, System, group_cells
-from .errors import InconsistentBoardError
+from .errors import InconsistentBoardError, InvalidInputError
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
 from .solver import CountCache
@@ -100,40 +100,36 @@ class MineMemory:
         elif data == self._seen_bytes:  # (cheaper than comparing arrays)
             return
         changed = np.flatnonzero(cells != np.frombuffer(self._seen_bytes, dtype=np.int8))
-        values = cells[changed].tolist()
-        changed = changed.tolist()
-        if not all(map(self._follows, changed, values)):
-            self._start(board)
-            changed = np.flatnonzero(cells != COVERED)
-            values = cells[changed].tolist()
-            changed = changed.tolist()
         self.version += 1
+        code, mine = self._code, self._mine
         shown = []
-        for i, v in zip(changed, values, strict=True):
+        # A covered cell may be revealed (unless it is a known mine) or flagged; a flag may
+        # be taken off a cell proven a mine (a player flagging its proven mines on a copy of
+        # the board keeps its memory). Anything else: another game, from scratch.
+        for i, v in zip(changed.tolist(), cells[changed].tolist(), strict=True):
+            old = code[i]
             if v >= 0:
+                if old != COVERED or mine[i]:
+                    break
                 shown.append((i, v))
-            else:
-                self._code[i] = v
-                if v == FLAG and not self._mine[i]:
+            elif v == FLAG and old == COVERED:
+                code[i] = FLAG
+                if not mine[i]:
                     self._flag_only[i] = 1
                     self._add_mine(i)
-        if shown:
-            self._reveal(shown)
-        self._seen_bytes = data
-
-    def _follows(self, i: int, value: int) -> bool:
-        """Whether cell ``i`` may show ``value`` next in the same game.
-
-        A covered cell may be revealed (unless it is a known mine) or flagged; a flag may be
-        taken off a cell known to be a mine from the numbers. A player flagging the mines
-        it proved, on a copy of the board, thus keeps its memory.
-        """
-        old = self._code[i]
-        if value >= 0:
-            return old == COVERED and not self._mine[i]
-        if value == FLAG:
-            return old == COVERED
-        return value == COVERED and old == FLAG and not self._flag_only[i]
+            elif v == COVERED and old == FLAG and not self._flag_only[i]:
+                code[i] = COVERED
+            elif v in (COVERED, FLAG):
+                break
+            else:
+                raise InvalidInputError(f"{v} is not a cell code (cell {self._coords[i]})")
+        else:
+            if shown:
+                self._reveal(shown)
+            self._seen_bytes = data
+            return
+        self._start(board)
+        self.sync(board)
 
     def _reveal(self, shown: list[tuple[int, int]]) -> None:
         """Numbers shown on cells that were unknown."""

@@ -7,7 +7,7 @@ import pytest
 
 import mscsp
 from mscsp.board import COVERED
-from mscsp.errors import InconsistentBoardError
+from mscsp.errors import InconsistentBoardError, InvalidInputError
 from mscsp.game import Game
 from mscsp.harness import RunConfig, play_batch, play_game
 from mscsp.players import get_player
@@ -143,3 +143,9 @@ def test_isolated_regions_in_array_code_are_the_endgames():
                 found += bool(regions)
     assert found > 5
     assert isolated_regions(mscsp.parse_board("??\n??\n", mines=1)) == []
+
+
+def test_a_cell_code_that_means_nothing_is_refused():
+    board = mscsp.Board(np.array([[1, -5], [-1, -1]], dtype=np.int8), 1)
+    with pytest.raises(InvalidInputError, match="-5"):
+        GameSession().solve(board)
