@@ -11,8 +11,10 @@ the clusters a click did not touch are neither rebuilt, reduced nor counted agai
 combined (:func:`~mscsp.probabilities.combine`) with the others and the unconstrained cells.
 
 The answers are those of :func:`mscsp.solve` on the board with the remembered mines
-flagged, exactly: the same groups (numbered by their first cell, row-major), the same
-components in the same order, the same fractions.
+flagged, exactly: the same fractions and, where the single-point rules are stuck (when
+players solve), the same groups (numbered by their first cell, row-major) and components in
+the same order. Only the current position's clusters are kept, so memory follows the
+frontier, not the length of the game.
 """
 
 from __future__ import annotations
@@ -318,13 +320,17 @@ class GameSession(MineMemory):
     def reset(self) -> None:
         super().reset()
         self._results: dict[tuple[Number, ...], Cluster] = {}
-        self._split: tuple[int, list[list[Number]], dict[int, int]] | None = None
+        self._split: tuple[int, list[tuple[Number, ...]], dict[int, int]] | None = None
 
     def reduce(self, board: Board) -> Reduced:
         """Propagation on ``board`` (remembered mines flagged), cluster by cluster."""
         self.sync(board)
         self._settle()
-        clusters = [self._result(numbers) for numbers in self._clusters()[1]]
+        keys = self._clusters()[1]
+        clusters = [self._result(key) for key in keys]
+        # Only this position's clusters are kept (and what_if's, until the next position):
+        # the cache grows with the frontier, not with the length of the game.
+        self._results = dict(zip(keys, clusters, strict=True))
         return self._reduced(clusters)
 
     def solve(self, board: Board) -> Solution:
@@ -391,7 +397,7 @@ class GameSession(MineMemory):
         free[max(cell[0] - 1, 0) : cell[0] + 2, max(cell[1] - 1, 0) : cell[1] + 2] = False
         return self._combine(Board(cells, self._total), self._reduced(clusters), free)
 
-    def _clusters(self) -> tuple[int, list[list[Number]], dict[int, int]]:
+    def _clusters(self) -> tuple[int, list[tuple[Number, ...]], dict[int, int]]:
         """The live numbers split into clusters, and the cluster of each unknown cell
         (kept until the board or the known mines change)."""
         if self._split is None or self._split[0] != self.version:
@@ -407,15 +413,14 @@ class GameSession(MineMemory):
             self._split = (self.version, split, cluster_of)
         return self._split
 
-    def _result(self, numbers: list[Number]) -> Cluster:
+    def _result(self, numbers: tuple[Number, ...]) -> Cluster:
         """The cluster's reduced system, from the cache when its numbers were seen."""
-        key = tuple(numbers)
-        found = self._results.get(key)
+        found = self._results.get(numbers)
         if found is None:
-            found = self._results[key] = self._reduce_cluster(numbers)
+            found = self._results[numbers] = self._reduce_cluster(numbers)
         return found
 
-    def _reduce_cluster(self, numbers: list[Number]) -> Cluster:
+    def _reduce_cluster(self, numbers: tuple[Number, ...]) -> Cluster:
         # A cell's group is the set of numbers around it; groups are numbered by first cell.
         seen_by: dict[int, list[int]] = {}
         for n, (_, _, cells) in enumerate(numbers):
@@ -490,7 +495,7 @@ class GameSession(MineMemory):
         return np.frombuffer(self._free, dtype=bool).reshape(self.shape).copy()
 
 
-def _connected(numbers: list[Number]) -> list[list[Number]]:
+def _connected(numbers: list[Number]) -> list[tuple[Number, ...]]:
     """``numbers`` split into clusters sharing unknown cells, each in the given order,
     clusters ordered by their first number."""
     seeing: dict[int, list[int]] = {}
@@ -514,7 +519,7 @@ def _connected(numbers: list[Number]) -> list[list[Number]]:
                         seen[m] = True
                         stack.append(m)
         part.sort()
-        parts.append([numbers[n] for n in part])
+        parts.append(tuple(numbers[n] for n in part))
     return parts
 
 
