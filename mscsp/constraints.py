@@ -307,20 +307,8 @@ def _build_small(board: Board) -> System | None:
         for j in open_:
             seen_by.setdefault(j, []).append(k)
     frontier = sorted(seen_by)
-    group_of: dict[tuple[int, ...], int] = {}
-    group_cells: list[list[Cell]] = []
-    members: list[list[int]] = [[] for _ in live]
-    for j in frontier:
-        key = tuple(seen_by[j])
-        g = group_of.get(key)
-        if g is None:
-            g = group_of[key] = len(group_cells)
-            group_cells.append([])
-            for number in key:
-                members[number].append(g)
-        group_cells[g].append(coords[j])
-    sizes = [len(group) for group in group_cells]
-    group_tuples = [tuple(group) for group in group_cells]
+    group_tuples, members = frontier_groups(seen_by, len(live), coords)
+    sizes = [len(group) for group in group_tuples]
     settled = []
     for where, mine in ((safe, 0), (mines, 1)):
         if where:
@@ -377,7 +365,7 @@ def _check(
         _fail(int(flat[numbers[i]]), (r - 1, c - 1), int(need[i]), int(open_nb[i]))
 
 
-def group_cells(
+def frontier_groups(
     seen_by: dict[int, list[int]], n_numbers: int, coords: Sequence[Cell]
 ) -> tuple[list[tuple[Cell, ...]], list[list[int]]]:
     """Frontier cells grouped by the numbers around them (a group per set of numbers).

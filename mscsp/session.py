@@ -26,7 +26,7 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import COVERED, FLAG, Board, neighbour_sum
-from .constraints import Cell, Component, ComponentCount, System, group_cells
+from .constraints import Cell, Component, ComponentCount, System, frontier_groups
 from .errors import InconsistentBoardError, InvalidInputError
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
@@ -426,7 +426,7 @@ class GameSession(MineMemory):
         for n, (_, _, cells) in enumerate(numbers):
             for k in cells:
                 seen_by.setdefault(k, []).append(n)
-        cells, members = group_cells(seen_by, len(numbers), self._coords)
+        cells, members = frontier_groups(seen_by, len(numbers), self._coords)
         # The cluster alone as a system: no unconstrained cells, no mine total (the
         # reduction reads neither).
         system = System(
