@@ -7,11 +7,16 @@ in every round, so wins must agree when both checkouts play alike.
 
     PYTHONPATH=. python bench/games_speed.py --strategies csp-minprob best --preset expert \\
         --games 100 --rounds 3 --against /work/main
+
+With ``--check``, nothing is timed: each checkout plays the games once more (untimed) while
+every move list its player returns is recorded, and the games must be identical move for
+move (exit status 1 otherwise): a faster engine must not play differently.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -39,12 +44,52 @@ def one_round(strategy: str, preset: str, games: int, seed: int) -> dict:
     return {"seconds": time.process_time() - start, "wins": wins}
 
 
-def run_round(root: Path, args: argparse.Namespace, strategy: str) -> dict:
+def recorded_games(strategy: str, preset: str, games: int, seed: int) -> list[str]:
+    """Plays ``games`` games; per game, a digest of every move list the player returned
+    and of the result."""
+    from mscsp.game import PRESETS
+    from mscsp.harness import RunConfig, play_game
+    from mscsp.players import get_player
+
+    config = RunConfig(strategy, *PRESETS[preset], seed=seed)
+    player = get_player(strategy)
+    decide = player.next_moves
+    turns: list = []
+
+    def next_moves(board, rng):
+        cells = decide(board, rng)
+        turns.append([(int(r), int(c)) for r, c in cells])
+        return cells
+
+    player.next_moves = next_moves
+    digests = []
+    for index in range(games):
+        turns.clear()
+        result = play_game(player, config, index)
+        text = json.dumps([turns, result.won, result.moves, result.guesses])
+        digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
+    return digests
+
+
+def run_round(root: Path, args: argparse.Namespace, strategy: str, mode: str = "--one-round"):
     env = dict(os.environ, PYTHONPATH=str(root))
-    command = [sys.executable, __file__, "--one-round", strategy, "--preset", args.preset]
+    command = [sys.executable, __file__, mode, strategy, "--preset", args.preset]
     command += ["--games", str(args.games), "--seed", str(args.seed)]
     out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def check(trees: dict[str, Path], args: argparse.Namespace) -> bool:
+    """Whether every checkout plays every game move for move alike; prints a table."""
+    alike = True
+    print("| strategy | games | identical to the first checkout |")
+    print("|---|---:|---:|")
+    for strategy in args.strategies:
+        played = [run_round(root, args, strategy, "--record") for root in trees.values()]
+        same = sum(all(p[i] == played[0][i] for p in played) for i in range(args.games))
+        alike &= same == args.games
+        print(f"| {strategy} | {args.games} | {same} |")
+    return alike
 
 
 def main() -> None:
@@ -55,13 +100,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per checkout")
     parser.add_argument("--seed", type=int, default=123)
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    parser.add_argument(
+        "--check", action="store_true", help="assert identical games instead of timing"
+    )
     parser.add_argument("--one-round", metavar="STRATEGY", help=argparse.SUPPRESS)
+    parser.add_argument("--record", metavar="STRATEGY", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_round:
         print(json.dumps(one_round(args.one_round, args.preset, args.games, args.seed)))
         return
+    if args.record:
+        print(json.dumps(recorded_games(args.record, args.preset, args.games, args.seed)))
+        return
     here = Path(__file__).resolve().parents[1]
     trees = {"this": here} | ({"against": args.against.resolve()} if args.against else {})
+    if args.check:
+        sys.exit(0 if check(trees, args) else 1)
     print("| strategy | checkout | games/s (best round) | games/s (each round) | wins |")
     print("|---|---|---:|---|---:|")
     for strategy in args.strategies:

@@ -335,20 +335,8 @@ def _build_small(board: Board) -> System:
         i = active.find(1, i + 1)
 
     # A cell's group is the set of numbers around it; groups are numbered by first cell.
-    group_of: dict[tuple[int, ...], int] = {}
-    group_cells: list[list[Cell]] = []
-    members: list[list[int]] = [[] for _ in live_numbers]
-    for j in sorted(seen_by):
-        key = tuple(seen_by[j])
-        g = group_of.get(key)
-        if g is None:
-            g = group_of[key] = len(group_cells)
-            group_cells.append([])
-            for number in key:
-                members[number].append(g)
-        group_cells[g].append(coords[j])
-    sizes = [len(group) for group in group_cells]
-    group_tuples = [tuple(group) for group in group_cells]
+    group_tuples, members = frontier_groups(seen_by, len(live_numbers), coords)
+    sizes = [len(group) for group in group_tuples]
     settled = []
     for where, mine in ((safe, 0), (mines, 1)):
         if where:
@@ -510,3 +498,32 @@ def _check(
         i = int(np.argmax(bad))
         r, c = divmod(int(numbers[i]), width)
         _fail(int(flat[numbers[i]]), (r - 1, c - 1), int(need[i]), int(open_nb[i]))
+
+
+def frontier_groups(
+    seen_by: dict[int, list[int]], n_numbers: int, coords: Sequence[Cell]
+) -> tuple[list[tuple[Cell, ...]], list[list[int]]]:
+    """Frontier cells grouped by the numbers around them (a group per set of numbers).
+
+    Args:
+        seen_by: For each frontier cell (a row-major index), its numbers in ascending order.
+        n_numbers: How many numbers there are.
+        coords: The ``(row, col)`` of each row-major index.
+
+    Returns:
+        The cells of each group, groups numbered by their first cell (row-major), and each
+        number's groups in ascending order.
+    """
+    group_of: dict[tuple[int, ...], int] = {}
+    groups: list[list[Cell]] = []
+    members: list[list[int]] = [[] for _ in range(n_numbers)]
+    for k in sorted(seen_by):
+        key = tuple(seen_by[k])
+        g = group_of.get(key)
+        if g is None:
+            g = group_of[key] = len(groups)
+            groups.append([])
+            for number in key:
+                members[number].append(g)
+        groups[g].append(coords[k])
+    return [tuple(group) for group in groups], members

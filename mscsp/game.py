@@ -231,7 +231,7 @@ class Game:
         r0, r1 = max(rs.start - 1, 0), min(rs.stop + 1, self.rows)
         c0, c1 = max(cs.start - 1, 0), min(cs.stop + 1, self.cols)
         region = self._zero_labels[r0:r1, c0:c1] == label
-        opened = ndimage.binary_dilation(region, structure=np.ones((3, 3), dtype=bool))
+        opened = region | (neighbour_sum(region) > 0)  # the region and its border
         view = self.view[r0:r1, c0:c1]
         new = opened & (view == COVERED)
         view[new] = self._numbers[r0:r1, c0:c1][new]

@@ -374,7 +374,9 @@ def test_learner_spec_loads_lazily(monkeypatch):
 def test_mine_memory_resets_on_new_layout():
     memory = MineMemory()
     board = parse_board("11\n??\n", mines=1)
-    memory.known(board)[1, 0] = True
+    memory.sync(board)
+    memory.add([(1, 0)])
+    assert memory.known(board)[1, 0]
     board.cells[1, 0] = 2  # a remembered mine shows as revealed: another game
     assert not memory.known(board).any()
 

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..board import COVERED, FLAG, Board, neighbour_sum
+from ..session import MineMemory  # noqa: F401 - the players' import of it
 
 Cell = tuple[int, int]
 
@@ -82,43 +83,3 @@ def single_point(cells: np.ndarray, mines: np.ndarray) -> tuple[np.ndarray, np.n
         unknown &= ~new
     clear = numbers & (open_nb > 0) & (need == 0)
     return dilate(clear) & unknown, mines
-
-
-class MineMemory:
-    """Per-game memory of cells proven to be mines, which the harness never flags.
-
-    Proven mines stay mines, so a player keeps them between turns and solves the board with
-    them flagged: fewer unknowns and fewer constraints. The memory resets itself when the
-    board changes shape or a remembered mine shows up revealed (a new game without
-    :meth:`Player.new_game`).
-    """
-
-    def __init__(self) -> None:
-        self.mines: np.ndarray | None = None
-
-    def reset(self) -> None:
-        self.mines = None
-
-    def known(self, board: Board) -> np.ndarray:
-        """The remembered mine mask, valid for ``board``."""
-        mines = self.mines
-        if mines is None or mines.shape != board.shape or (mines & (board.cells >= 0)).any():
-            mines = self.mines = np.zeros(board.shape, dtype=bool)
-        return mines
-
-    def flagged(self, board: Board) -> Board:
-        """``board`` with every remembered mine flagged."""
-        return Board(np.where(self.known(board), FLAG, board.cells).astype(np.int8), board.mines)
-
-    def add(self, cells: list[Cell]) -> None:
-        for r, c in cells:
-            self.mines[r, c] = True
-
-    def single_point(self, board: Board) -> list[Cell]:
-        """Runs :func:`single_point`, remembers the mines it finds, returns the safe cells."""
-        safe, self.mines = single_point(board.cells, self.known(board))
-        return cells_of(safe)
-
-    def unknown(self, board: Board) -> np.ndarray:
-        """Covered cells not known to be mines."""
-        return (board.cells == COVERED) & ~self.known(board)

@@ -31,10 +31,10 @@ import numpy as np
 from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
-from ..solver import solve
+from ..session import isolated_regions
 from .base import Cell, neighbours
 from .csp import CspPlayer
-from .endgame import isolated_regions, region_board, solve_endgame
+from .endgame import region_board, solve_endgame
 
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
@@ -241,10 +241,8 @@ class BestPlayer(CspPlayer):
             ):
                 complete = False
                 break
-            cells = board.cells.copy()
-            cells[cell] = value
             try:
-                after = solve(Board(cells, board.mines), self.backend)
+                after = self.memory.what_if(board, cell, value)
             except InconsistentBoardError:
                 continue
             if not after.weight:

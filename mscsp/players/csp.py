@@ -18,13 +18,10 @@ from abc import abstractmethod
 
 import numpy as np
 
-from ..backends import get_backend
 from ..board import Board, neighbour_counts
-from ..constraints import build_system
-from ..probabilities import Solution, combine
-from ..reduce import reduce_system
-from ..solver import CountCache
-from .base import Cell, MineMemory, Player, cells_of
+from ..probabilities import Solution
+from ..session import GameSession
+from .base import Cell, Player, cells_of
 
 
 class CspPlayer(Player):
@@ -35,9 +32,10 @@ class CspPlayer(Player):
     """
 
     def __init__(self, backend: str = "dss"):
-        # Counts of unchanged components are reused from one turn (and game) to the next.
-        self.backend = CountCache(get_backend(backend))
-        self.memory = MineMemory()
+        # The session solves each turn's position from the clusters that changed; its
+        # counts of unchanged components are reused from one game to the next too.
+        self.memory = GameSession(backend)
+        self.backend = self.memory.counter
 
     def new_game(self) -> None:
         self.memory.reset()
@@ -50,18 +48,12 @@ class CspPlayer(Player):
         safe = self.memory.single_point(board)
         if safe:
             return safe, None
-        # solve() step by step, so that cells propagation alone proves safe skip the counting.
-        flagged = self.memory.flagged(board)
-        system = build_system(flagged)
-        reduction = reduce_system(system)
-        safe = sorted(c for g, x in reduction.fixed if x == 0 for c in system.cells[g])
-        if safe:
-            self.memory.add(
-                [c for g, x in reduction.fixed if x == system.sizes[g] for c in system.cells[g]]
-            )
-            return safe, None
-        counts = [self.backend.count(component) for component in reduction.components]
-        solution = combine(flagged, system, reduction, counts)
+        # Propagation first, so that cells it alone proves safe skip the counting.
+        reduced = self.memory.reduce(board)
+        if reduced.safe:
+            self.memory.add(reduced.mines)
+            return reduced.safe, None
+        solution = self.memory.solution(reduced)
         self.memory.add(solution.mines)
         return solution.safe, solution
 
