@@ -142,34 +142,34 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def plot_ablation(rows: list[dict[str, Any]], cfg: AblationConfig, png: str | Path) -> None:
-    """Win rate against training positions (log scale) for both labels, with intervals."""
+    """Win rate (with 95 % intervals) and held-out MAE against training positions, log x."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, (wins, mae) = plt.subplots(1, 2, figsize=(10, 4))
     for labels, marker in zip(LABELS, "os", strict=True):
         mine = sorted((r for r in rows if r["labels"] == labels), key=lambda r: r["step"])
-        if not mine:
-            continue
-        x = np.array([r["positions"] for r in mine])
-        y = np.array([100 * r["win_rate"] for r in mine])
-        ci = np.array([[100 * r["ci95"][0], 100 * r["ci95"][1]] for r in mine])
-        ax.errorbar(
-            x,
-            y,
-            yerr=[y - ci[:, 0], ci[:, 1] - y],
-            marker=marker,
-            capsize=3,
-            label=f"{labels} labels",
-        )
-    ax.set_xscale("log")
-    ax.set_xlabel(f"training positions seen (steps x {cfg.batch})")
-    ax.set_ylabel(f"{cfg.preset} win rate, % ({cfg.games} games)")
-    ax.set_title(f"{cfg.model}: exact-probability vs mine labels")
-    ax.grid(alpha=0.3)
-    ax.legend()
+        if mine:
+            x = np.array([r["positions"] for r in mine])
+            y = np.array([100 * r["win_rate"] for r in mine])
+            ci = np.array([[100 * r["ci95"][0], 100 * r["ci95"][1]] for r in mine])
+            yerr = [y - ci[:, 0], ci[:, 1] - y]
+            wins.errorbar(x, y, yerr=yerr, marker=marker, capsize=3, label=f"{labels} labels")
+        metrics = Path(cfg.out) / labels / "metrics.jsonl"
+        val = [r for r in map(json.loads, metrics.read_text().splitlines()) if r["split"] == "val"]
+        x = [r["step"] * cfg.batch for r in val]
+        mae.plot(x, [r["mae"] for r in val], marker=marker, label=f"{labels} labels")
+    wins.set_ylabel(f"{cfg.preset} win rate, % ({cfg.games} games)")
+    mae.set_ylabel("held-out MAE vs exact probability")
+    mae.set_yscale("log")
+    for ax in (wins, mae):
+        ax.set_xscale("log")
+        ax.set_xlabel(f"training positions seen (steps x {cfg.batch})")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(f"{cfg.model}: exact-probability vs mine labels, same data, steps and seed")
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     plt.close(fig)
