@@ -401,9 +401,11 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     if saved is not None:
         check_resume(cfg, saved)
     elif resume and ((out / MODEL_FILE).exists() or (out / METRICS_FILE).exists()):
+        legacy = out / "train_state.msgpack"  # before orbax: weights and optimizer in one file
         raise InvalidInputError(
-            f"{out} holds a model but no train state to resume; use another --out, or "
-            "--fresh to start it over"
+            f"{out} holds a model but no train state to resume"
+            + (" (a train_state.msgpack of an older version)" if legacy.exists() else "")
+            + "; use another --out, or --fresh to start it over"
         )
     splits = [g.split() for g in load(cfg.data)]
     train_groups = [t for t, _ in splits if len(t)]

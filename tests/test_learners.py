@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -366,3 +367,14 @@ def test_checkpoints_keep_the_last_few_and_the_asked_steps(shards, tmp_path):
     cfg.steps = 14
     train.train(cfg, log=lambda _: None)
     assert train.load_model(out)[2]["step"] == 14 and not junk.exists()
+
+
+def test_a_run_of_the_older_format_is_refused_with_a_clear_line(shards, tmp_path):
+    out = tmp_path / "old"
+    train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
+    shutil.rmtree(out / train.CHECKPOINT_DIR)
+    (out / "train_state.msgpack").write_bytes(b"\x80")
+    args = ["learn", "train", "--model", "logistic", "--data", shards, "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--steps", "4", "--batch", "8"])
+    assert result.exit_code == 2 and "older version" in result.output, result.output
+    assert "Traceback" not in result.output
