@@ -1,14 +1,21 @@
 """Training: jit-compiled AdamW steps on covered cells, periodic eval, logs, checkpoints.
 
 A run directory holds ``model.msgpack`` (config + weights: what players and ``learn eval``
-load), ``train_state.msgpack`` (run settings, weights, optimizer state and step in one
-atomically written file, for resuming), ``metrics.jsonl`` and ``curves.png``.
+load), ``checkpoints/`` (orbax train states for resuming: weights, optimizer state, step and
+run settings, the latest :data:`KEEP_LAST` plus any steps asked to be kept),
+``metrics.jsonl`` and ``curves.png``.
+
+Why two formats: an orbax checkpoint is a directory of many files, committed atomically (it
+is written under a temporary name and renamed) and cleaned up by its manager, which is what
+resuming needs; a player needs one small file that loads with Flax alone, which is what the
+shipped ``learners/weights/*.msgpack`` and ``model.msgpack`` are.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,7 +34,9 @@ from .data import Positions, encode, load
 from .models import CONFIGS, build, config_inputs, count_params
 
 MODEL_FILE = "model.msgpack"
-STATE_FILE = "train_state.msgpack"
+CHECKPOINT_DIR = "checkpoints"
+#: Latest train states kept; older ones are deleted once a newer one is committed.
+KEEP_LAST = 3
 METRICS_FILE = "metrics.jsonl"
 
 
@@ -48,6 +57,7 @@ class TrainConfig:
     eval_positions: int = 500
     seed: int = 0
     init: str | None = None  # a model checkpoint of the same config to start from
+    keep_steps: Sequence[int] = ()  # steps also checkpointed and never deleted (curves)
 
 
 def masked_bce(logits: jax.Array, target: jax.Array, mask: jax.Array) -> jax.Array:
@@ -201,22 +211,121 @@ def _run_settings(cfg: TrainConfig) -> dict[str, Any]:
     return asdict(cfg) | {"data": [str(d) for d in cfg.data]}
 
 
+def checkpoint_manager(out: Path, keep_steps: Sequence[int] = (), *, create: bool = True):
+    """The orbax manager of the train states in ``out / checkpoints``.
+
+    Saves are synchronous (a save is on disk when the call returns) and atomic; the manager
+    keeps the latest :data:`KEEP_LAST` states and every step in ``keep_steps``, and removes
+    a temporary directory that an interrupted save left behind.
+    """
+    import orbax.checkpoint as ocp
+    from orbax.checkpoint import checkpoint_managers as policies
+
+    keep = policies.LatestN(KEEP_LAST)
+    if keep_steps:
+        keep = policies.AnyPreservationPolicy([keep, policies.CustomSteps(list(keep_steps))])
+    options = ocp.CheckpointManagerOptions(
+        enable_async_checkpointing=False,
+        preservation_policy=keep,
+        cleanup_tmp_directories=True,
+        create=create,
+    )
+    return ocp.CheckpointManager(
+        (out / CHECKPOINT_DIR).absolute(), options=options, item_names=("state", "run")
+    )
+
+
+def _read_run(manager, step: int) -> dict[str, Any]:
+    import orbax.checkpoint as ocp
+
+    return manager.restore(step, args=ocp.args.Composite(run=ocp.args.JsonRestore())).run
+
+
 def saved_run(out: Path) -> dict[str, Any] | None:
-    """The settings (and model config) of the run saved in ``out``, or ``None`` if none.
+    """The settings (``train``) and model config (``model``) of the run saved in ``out``.
+
+    Returns ``None`` when ``out`` holds no committed train state.
 
     Raises:
         InvalidInputError: The saved state cannot be read.
     """
-    path = out / STATE_FILE
-    if not path.exists():
+    if not (out / CHECKPOINT_DIR).is_dir():
         return None
     try:
-        blob = serialization.msgpack_restore(path.read_bytes())
-        return {"train": json.loads(blob["train"]), "model": json.loads(blob["model"])}
-    except Exception as exc:  # msgpack and JSON raise many kinds; all mean a bad file
+        with checkpoint_manager(out, create=False) as manager:
+            step = manager.latest_step()
+            return None if step is None else _read_run(manager, step) | {"step": step}
+    except Exception as exc:  # orbax and JSON raise many kinds; all mean a bad state
         raise InvalidInputError(
-            f"{path} is not a train state of this version ({exc}); train with --fresh"
+            f"{out / CHECKPOINT_DIR} holds no readable train state ({exc}); train with --fresh"
         ) from None
+
+
+def restore_model(out: str | Path, step: int | None = None) -> tuple[nnx.Module, dict[str, Any]]:
+    """The model of a run directory's train state at ``step`` (default: the latest).
+
+    Returns:
+        ``(model, config)``.
+
+    Raises:
+        InvalidInputError: No train state at that step.
+    """
+    out = Path(out)
+    saved = saved_run(out)
+    if saved is None:
+        raise InvalidInputError(f"{out} holds no train state")
+    cfg = TrainConfig(**saved["train"])
+    model = build(saved["model"])
+    optimizer = nnx.Optimizer(model, _transform(cfg)[0], wrt=nnx.Param)
+    with checkpoint_manager(out, create=False) as manager:
+        steps = manager.all_steps()
+        if step is not None and step not in steps:
+            raise InvalidInputError(f"{out} keeps no train state at step {step} (it has {steps})")
+        _restore_state(manager, saved["step"] if step is None else step, model, optimizer)
+    return model, saved["model"]
+
+
+def _pure(state: nnx.State) -> dict[str, Any]:
+    return jax.tree.map(np.asarray, nnx.to_pure_dict(state))
+
+
+def _transform(cfg: TrainConfig) -> tuple[optax.GradientTransformation, optax.Schedule]:
+    """AdamW with warm-up and cosine decay, after clipping the global gradient norm."""
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, cfg.lr, min(cfg.warmup, cfg.steps // 2), cfg.steps, end_value=cfg.lr * 0.01
+    )
+    tx = optax.chain(
+        optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=cfg.weight_decay)
+    )
+    return tx, schedule
+
+
+def _save_state(manager, step: int, run: dict[str, Any], model, optimizer) -> None:
+    import orbax.checkpoint as ocp
+
+    state = {"params": _pure(nnx.state(model, nnx.Param)), "optimizer": _pure(nnx.state(optimizer))}
+    # One committed directory per step: weights, optimizer and settings never part.
+    manager.save(
+        step,
+        args=ocp.args.Composite(state=ocp.args.StandardSave(state), run=ocp.args.JsonSave(run)),
+        force=True,
+    )
+
+
+def _restore_state(manager, step: int, model, optimizer) -> None:
+    """Loads the weights and optimizer state saved at ``step`` into ``model`` and ``optimizer``."""
+    import orbax.checkpoint as ocp
+
+    # The target gives the tree its structure back (orbax stores list indices as strings).
+    params, opt_state = nnx.state(model, nnx.Param), nnx.state(optimizer)
+    target = {"params": _pure(params), "optimizer": _pure(opt_state)}
+    restored = manager.restore(
+        step, args=ocp.args.Composite(state=ocp.args.StandardRestore(target))
+    ).state
+    nnx.replace_by_pure_dict(params, restored["params"])
+    nnx.update(model, params)
+    nnx.replace_by_pure_dict(opt_state, restored["optimizer"])
+    nnx.update(optimizer, opt_state)
 
 
 def check_resume(cfg: TrainConfig, saved: dict[str, Any]) -> None:
@@ -276,8 +385,9 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     saved with the same settings (else nothing is written and an error says what differs);
     batches are drawn from ``rng([seed, step])`` so a resumed run sees the same batches.
     Without ``resume`` the directory's run is started over. Every ``eval_every`` steps the
-    weights and optimizer state are checkpointed atomically (one file); ``metrics.jsonl``
-    keeps one row per step and split, also after a resume.
+    weights and optimizer state are checkpointed atomically (orbax; also at each step of
+    ``keep_steps``, which are never deleted); ``metrics.jsonl`` keeps one row per step and
+    split, also after a resume.
 
     Raises:
         InvalidInputError: Unknown model, no data, or a saved run with other settings.
@@ -291,9 +401,11 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     if saved is not None:
         check_resume(cfg, saved)
     elif resume and ((out / MODEL_FILE).exists() or (out / METRICS_FILE).exists()):
+        legacy = out / "train_state.msgpack"  # before orbax: weights and optimizer in one file
         raise InvalidInputError(
-            f"{out} holds a model but no train state to resume; use another --out, or "
-            "--fresh to start it over"
+            f"{out} holds a model but no train state to resume"
+            + (" (a train_state.msgpack of an older version)" if legacy.exists() else "")
+            + "; use another --out, or --fresh to start it over"
         )
     splits = [g.split() for g in load(cfg.data)]
     train_groups = [t for t, _ in splits if len(t)]
@@ -308,29 +420,19 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     inputs = config_inputs(model_config)
     if cfg.init is not None and saved is None:
         _start_from(model, model_config, cfg.init)
-    schedule = optax.warmup_cosine_decay_schedule(
-        0.0, cfg.lr, min(cfg.warmup, cfg.steps // 2), cfg.steps, end_value=cfg.lr * 0.01
-    )
-    tx = optax.chain(
-        optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=cfg.weight_decay)
-    )
+    tx, schedule = _transform(cfg)
     optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)
-    state_path = out / STATE_FILE
     start = 0
     out.mkdir(parents=True, exist_ok=True)
+    if saved is None:  # a fresh run: no state or row of an earlier run survives
+        shutil.rmtree(out / CHECKPOINT_DIR, ignore_errors=True)
+        (out / METRICS_FILE).unlink(missing_ok=True)
+    manager = checkpoint_manager(out, cfg.keep_steps)
     if saved is not None:
-        blob = serialization.msgpack_restore(state_path.read_bytes())
-        params = nnx.state(model, nnx.Param)
-        nnx.replace_by_pure_dict(params, blob["params"])
-        nnx.update(model, params)
-        opt_state = nnx.state(optimizer)
-        nnx.replace_by_pure_dict(opt_state, blob["optimizer"])
-        nnx.update(optimizer, opt_state)
+        _restore_state(manager, saved["step"], model, optimizer)
         start = int(optimizer.step[...])
         _truncate_metrics(out / METRICS_FILE, start)
         log(f"resuming {out} at step {start}")
-    else:
-        (out / METRICS_FILE).unlink(missing_ok=True)
     log(
         f"{cfg.model}: {count_params(model)} params; train "
         f"{sum(map(len, train_groups))} positions, val {sum(map(len, val_groups))}"
@@ -349,21 +451,12 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         return {"step": step, "split": "val", **row}
 
     def checkpoint(step: int) -> None:
-        pure = lambda state: jax.tree.map(np.asarray, nnx.to_pure_dict(state))  # noqa: E731
-        blob = {
-            "train": json.dumps(_run_settings(cfg)),
-            "model": json.dumps(model_config),
-            "params": pure(nnx.state(model, nnx.Param)),
-            "optimizer": pure(nnx.state(optimizer)),
-        }
-        # The train state is one file written atomically: weights and optimizer never part.
-        _write(state_path, serialization.msgpack_serialize(blob))
-        save_model(
-            out / MODEL_FILE, model, model_config, {"train": _run_settings(cfg), "step": step}
-        )
+        run = {"train": _run_settings(cfg), "model": model_config}
+        _save_state(manager, step, run, model, optimizer)
+        save_model(out / MODEL_FILE, model, model_config, {"train": run["train"], "step": step})
 
     # Line-buffered so the log can be followed while training runs.
-    with (out / METRICS_FILE).open("a", buffering=1) as metrics:
+    with manager, (out / METRICS_FILE).open("a", buffering=1) as metrics:
         t0, losses = time.time(), []
         for step in range(start, cfg.steps):
             rng = np.random.default_rng([cfg.seed, step])
@@ -395,6 +488,8 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
                         for k, v in row.items()
                     )
                 )
+                checkpoint(done)
+            elif done in cfg.keep_steps:
                 checkpoint(done)
     plot_curves({cfg.model: out / METRICS_FILE}, out / "curves.png")
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -291,16 +292,20 @@ def test_train_resume_is_exact_and_writes_no_duplicate_rows(shards, tmp_path):
     np.testing.assert_array_equal(np.asarray(resumed(x)), np.asarray(straight(x)))
 
 
+def tree_bytes(root):
+    return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def test_train_refuses_another_model_before_writing(shards, tmp_path):
     out = tmp_path / "run"
     train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = tree_bytes(out)
     args = ["learn", "train", "--data", shards, "--out", str(out), "--steps", "2"]
     for other in (["--model", "cnn-seed"], ["--model", "logistic", "--labels", "mines"]):
         result = CliRunner().invoke(main, [*args, *other, "--batch", "8"])
         assert result.exit_code == 2, result.output
         assert "other settings" in result.output and "Traceback" not in result.output
-        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+        assert tree_bytes(out) == before
     model, config, _ = train.load_model(out)  # the checkpoint still loads
     assert config == dict(models.CONFIGS["logistic"])
     fresh = CliRunner().invoke(main, [*args, "--model", "cnn-seed", "--batch", "8", "--fresh"])
@@ -337,3 +342,39 @@ def test_a_checkpoint_whose_weights_do_not_fit_its_config_is_a_clear_error(shard
     result = CliRunner().invoke(main, ["learn", "eval", str(bad), "--games", "0"])
     assert result.exit_code == 2, result.output
     assert "do not fit its model config" in result.output and "Traceback" not in result.output
+
+
+def test_checkpoints_keep_the_last_few_and_the_asked_steps(shards, tmp_path):
+    out = tmp_path / "run"
+    cfg = train_cfg(shards, out, steps=12, eval_every=2, keep_steps=(3,))
+    train.train(cfg, log=lambda _: None)
+    kept = sorted(int(p.name) for p in (out / train.CHECKPOINT_DIR).iterdir() if p.name.isdigit())
+    assert kept == [3, *range(12 - 2 * (train.KEEP_LAST - 1), 13, 2)]
+    x = data.encode(data.load(shards)[0].cells[:5], SPEC.mines)
+    latest, config = train.restore_model(out)
+    shipped, _, meta = train.load_model(out)
+    assert config == dict(models.CONFIGS["logistic"]) and meta["step"] == 12
+    np.testing.assert_array_equal(np.asarray(latest(x)), np.asarray(shipped(x)))
+    early, _ = train.restore_model(out, 3)
+    assert not np.array_equal(np.asarray(early(x)), np.asarray(latest(x)))
+    with pytest.raises(mscsp.InvalidInputError, match="no train state at step 4"):
+        train.restore_model(out, 4)
+    # A save cut short leaves a temporary directory: it is not a state, and it is swept away.
+    junk = out / train.CHECKPOINT_DIR / "14.orbax-checkpoint-tmp-1"
+    junk.mkdir()
+    (junk / "partial").write_bytes(b"\0")
+    assert train.saved_run(out)["step"] == 12
+    cfg.steps = 14
+    train.train(cfg, log=lambda _: None)
+    assert train.load_model(out)[2]["step"] == 14 and not junk.exists()
+
+
+def test_a_run_of_the_older_format_is_refused_with_a_clear_line(shards, tmp_path):
+    out = tmp_path / "old"
+    train.train(train_cfg(shards, out, steps=2, eval_every=2), log=lambda _: None)
+    shutil.rmtree(out / train.CHECKPOINT_DIR)
+    (out / "train_state.msgpack").write_bytes(b"\x80")
+    args = ["learn", "train", "--model", "logistic", "--data", shards, "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--steps", "4", "--batch", "8"])
+    assert result.exit_code == 2 and "older version" in result.output, result.output
+    assert "Traceback" not in result.output

@@ -245,8 +245,38 @@ def test_sweep_trains_each_config_alike_and_resumes(tiny, tmp_path):
 
 def test_learn_lists_the_new_commands():
     result = CliRunner().invoke(main, ["learn", "--help"])
-    assert "dagger" in result.output and "sweep" in result.output
+    assert all(c in result.output for c in ("dagger", "sweep", "ablation"))
     result = CliRunner().invoke(
         main, ["learn", "sweep", "--model", "nope", "--data", ".", "--out", "x"]
     )
     assert result.exit_code == 2 and "unknown configs" in result.output
+
+
+def test_ablation_pairs_labels_on_the_same_budget_and_resumes(tiny, tmp_path):
+    from learners import ablation
+
+    assert ablation.curve_steps(4000, 4) == [500, 1000, 2000, 4000]
+    assert ablation.curve_steps(3, 5) == [1, 2, 3]
+    args = ["learn", "ablation", "--data", str(tiny["base"]), "--out", str(tmp_path)]
+    args += ["--model", "logistic", "--steps", "4", "--batch", "8", "--eval-every", "4"]
+    args += ["--points", "2", "--games", "3", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["labels"], r["step"], r["positions"]) for r in rows] == [
+        (labels, step, 8 * step) for labels in ("exact", "mines") for step in (2, 4)
+    ]
+    assert all(r["games"] == 3 and 0 <= r["wins"] <= 3 for r in rows)
+    assert (tmp_path / "ablation.png").exists()
+    # Same seed and batches, other targets: the two runs end with different weights.
+    x = data.encode(data.load(tiny["base"])[0].cells[:4], SPEC.mines)
+    exact, _ = train.restore_model(tmp_path / "exact", 2)
+    mines, _ = train.restore_model(tmp_path / "mines", 2)
+    assert not np.array_equal(np.asarray(exact(x)), np.asarray(mines(x)))
+    # A rerun replays nothing; other settings are refused without writing.
+    before = (tmp_path / ablation.RESULT_FILE).read_bytes()
+    again = CliRunner().invoke(main, args)
+    assert json.loads(again.stdout) == rows
+    other = CliRunner().invoke(main, [*args[:-1], "--games", "5"])
+    assert other.exit_code == 2 and "other settings" in other.output
+    assert (tmp_path / ablation.RESULT_FILE).read_bytes() == before

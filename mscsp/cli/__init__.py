@@ -8,6 +8,7 @@ from .. import __version__
 from .backends import backends
 from .bench import bench
 from .learn import learn
+from .learn_ablation import ablation
 from .learn_dagger import dagger
 from .learn_seeds import system
 from .learn_sweep import sweep
@@ -27,6 +28,7 @@ main.add_command(probs)
 main.add_command(sample)
 main.add_command(backends)
 main.add_command(bench)
+learn.add_command(ablation)
 learn.add_command(dagger)
 learn.add_command(sweep)
 learn.add_command(system)
