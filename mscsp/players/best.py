@@ -35,6 +35,7 @@ from ..solver import solve
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import isolated_regions, region_board, solve_endgame
+from .fifty import pseudo_fifty
 
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
@@ -121,6 +122,12 @@ class BestPlayer(CspPlayer):
         blend: Weight of the second-safest living cell in the next click's safety.
         tree_layouts: Run the exact game-tree search when at most this many layouts remain.
         tree_budget: Most (position, click) pairs the game-tree search evaluates.
+        pseudo: Click a pseudo 50/50 (:mod:`mscsp.players.fifty`) before the look-ahead.
+
+    Attributes:
+        reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
+            ``region`` (exact search), ``pseudo`` (pseudo 50/50), ``lookahead``,
+            ``dominated`` (a safer next cell played first) or ``dead`` (nothing lives).
     """
 
     name = "best"
@@ -133,6 +140,7 @@ class BestPlayer(CspPlayer):
         blend: float = 0.2,
         tree_layouts: int = 200,
         tree_budget: int = 200_000,
+        pseudo: bool = True,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -140,21 +148,35 @@ class BestPlayer(CspPlayer):
         self.blend = blend
         self.tree_layouts = tree_layouts
         self.tree_budget = tree_budget
+        self.pseudo = pseudo
+        self.reason = ""
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
+        move, self.reason = self._guess(board, solution)
+        return move
+
+    def _guess(self, board: Board, solution: Solution) -> tuple[Cell, str]:
+        """The guess and the rule that chose it (see :attr:`reason`)."""
         flagged = self.memory.flagged(board)
         pair = forced_pair(flagged, solution)
         if pair is not None:
-            return pair
+            return pair, "pair"
         if solution.weight <= self.tree_layouts:
             move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
             if move is not None:
-                return move[0]
+                return move[0], "endgame"
         for region in isolated_regions(flagged):
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
             if move is not None:
-                return move[0]
+                return move[0], "region"
+        mines = (flagged.cells == FLAG) | (solution.probabilities == 1.0)
+        if self.pseudo:
+            cell = pseudo_fifty(
+                flagged, solution, self.backend, lambda c: not is_dead(flagged.cells, mines, c)
+            )
+            if cell is not None:
+                return cell, "pseudo"
         safety = 1.0 - solution.probabilities
         best: Probe | None = None
         dead: list[Probe] = []
@@ -169,11 +191,11 @@ class BestPlayer(CspPlayer):
                     best, score = probe, value
         if best is None:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
-            return dead[0].cell
+            return dead[0].cell, "dead"
         nxt = best.next_cell
         if nxt is not None and safety[nxt] > best.safety + _EPS:
-            return nxt
-        return best.cell
+            return nxt, "dominated"
+        return best.cell, "lookahead"
 
     def score(self, probe: Probe) -> float:
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""

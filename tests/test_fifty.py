@@ -1,0 +1,97 @@
+"""Pseudo 50/50s (mscsp.players.fifty) on hand-made positions, checked against enumeration."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mscsp import parse_board, solve
+from mscsp.players.best import BestPlayer
+from mscsp.players.endgame import enumerate_layouts
+from mscsp.players.fifty import box_patterns, pair_patterns, pseudo_fifty
+
+RNG = np.random.default_rng(0)
+
+# Two rows of two covered cells, flags on the right: no number anywhere, so only the mine
+# count links them. Every side-by-side pair has its outer cells flagged or off the board.
+CORNER = "??F\n??F\n"
+# A 2x2 box whose numbers fix one mine per row and per column: only its diagonals remain,
+# and its one on-board diagonal corner (2, 2) is flagged.
+BOX = "??1\n??2\n12F\n"
+
+
+def layouts_with_mine(board, cell):
+    """Every layout (as a set of mine cells) with a mine on ``cell``, by enumeration."""
+    unknown, layouts = enumerate_layouts(board, 10_000)
+    sets = [{unknown[i] for i in range(len(unknown)) if layout >> i & 1} for layout in layouts]
+    return [s for s in sets if cell in s]
+
+
+def living(cell):
+    return True
+
+
+def test_pair_patterns_need_their_outer_cells_known():
+    assert list(pair_patterns(parse_board(CORNER, mines=3).cells)) == [
+        ((0, 0), (0, 1)),
+        ((0, 0), (1, 0)),
+        ((0, 1), (1, 1)),
+        ((1, 0), (1, 1)),
+    ]
+    # (0, 2) covered: it touches (0, 1) but not (0, 0), so the top pair is no pattern.
+    open_end = parse_board("???\n??F\n", mines=3)
+    assert ((0, 0), (0, 1)) not in set(pair_patterns(open_end.cells))
+
+
+def test_pair_that_never_holds_two_mines_is_clicked():
+    board = parse_board(CORNER, mines=3)  # one mine among the four cells
+    cell = pseudo_fifty(board, solve(board), "dss", living)
+    assert cell is not None
+    pairs = [p for p in pair_patterns(board.cells) if cell in p]
+    # Whenever the chosen cell is a mine, its partner in some pattern is safe.
+    assert any(
+        all(other not in mines for mines in layouts_with_mine(board, cell))
+        for pair in pairs
+        for other in pair
+        if other != cell
+    )
+
+
+def test_pair_that_may_hold_two_mines_is_not_a_pseudo_fifty():
+    board = parse_board(CORNER, mines=4)  # two mines among the four cells
+    assert pseudo_fifty(board, solve(board), "dss", living) is None
+
+
+def test_box_cell_that_is_a_mine_only_on_its_diagonal_is_clicked():
+    board = parse_board(BOX, mines=3)
+    assert list(box_patterns(board.cells)) == [((0, 0), (0, 1), (1, 0), (1, 1))]
+    cell = pseudo_fifty(board, solve(board), "dss", living)
+    assert cell in {(0, 0), (0, 1), (1, 0), (1, 1)}
+    r, c = cell
+    diagonal = {cell, (1 - r, 1 - c)}
+    box = {(0, 0), (0, 1), (1, 0), (1, 1)}
+    layouts = layouts_with_mine(board, cell)
+    assert layouts and all(mines & box == diagonal for mines in layouts)
+
+
+def test_box_with_an_open_corner_is_no_pattern():
+    board = parse_board("??1\n??2\n12?\n", mines=3)  # (2, 2) could still show a number
+    assert list(box_patterns(board.cells)) == []
+    assert pseudo_fifty(board, solve(board), "dss", living) is None
+
+
+def test_dead_box_cells_are_not_chosen():
+    board = parse_board(BOX, mines=3)
+    cell = pseudo_fifty(board, solve(board), "dss", lambda c: c != (0, 0))
+    assert cell not in {None, (0, 0)}
+
+
+def test_best_plays_the_pseudo_fifty_before_the_look_ahead():
+    board = parse_board(BOX, mines=3)
+    solution = solve(board)
+    player = BestPlayer(tree_layouts=0)  # no exact search: it would find the same odds
+    move = player.guess(board, solution, RNG)
+    assert player.reason == "pseudo"
+    assert move == pseudo_fifty(board, solution, "dss", living)
+    plain = BestPlayer(tree_layouts=0, pseudo=False)
+    plain.guess(board, solution, RNG)
+    assert plain.reason != "pseudo"
