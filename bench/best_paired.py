@@ -105,11 +105,19 @@ def play_paired(
             done[i] = (new_won, old_won, new.diverged)
             log.write(json.dumps([i, int(new_won), int(old_won), int(new.diverged)]) + "\n")
             log.flush()
-    return summarise(config, done)
+    return summarise(config, old_options, done)
 
 
-def summarise(config: RunConfig, games: dict[int, tuple[bool, bool, bool]]) -> dict:
-    """Win counts and the sign test of a divergence-mode log."""
+def summarise(
+    config: RunConfig, old_options: dict, games: dict[int, tuple[bool, bool, bool]]
+) -> dict:
+    """Win counts of both sides and the sign test on the games only one of them won.
+
+    Args:
+        config: The new side's run (board, rule, seed, options).
+        old_options: The old side's options.
+        games: ``index -> (new won, old won, diverged)``.
+    """
     n = len(games)
     new_wins = sum(g[0] for g in games.values())
     old_wins = sum(g[1] for g in games.values())
@@ -120,9 +128,10 @@ def summarise(config: RunConfig, games: dict[int, tuple[bool, bool, bool]]) -> d
         "games": n,
         "board": f"{config.rows}x{config.cols}/{config.mines}",
         "first_click": config.first_click,
+        "first_move": config.first_move,
         "seed": config.seed,
         "diverged": sum(g[2] for g in games.values()),
-        "old": {"wins": old_wins, "ci": wilson(old_wins, n)},
+        "old": {"options": old_options, "wins": old_wins, "ci": wilson(old_wins, n)},
         "new": {"options": config.options, "wins": new_wins, "ci": wilson(new_wins, n)},
         "old_only": old_only,
         "new_only": new_only,
@@ -142,29 +151,18 @@ def compare(old_log: str, new_log: str) -> dict:
         if getattr(old_cfg, key) != getattr(new_cfg, key):
             raise SystemExit(f"the logs differ in {key}: not the same games")
     games = sorted(set(old) & set(new))
-    old_only = sum(1 for i in games if old[i].won and not new[i].won)
-    new_only = sum(1 for i in games if new[i].won and not old[i].won)
-    n = len(games)
-    old_wins = sum(old[i].won for i in games)
-    new_wins = sum(new[i].won for i in games)
-    differ = old_only + new_only
-    return {
-        "games": n,
-        "board": f"{old_cfg.rows}x{old_cfg.cols}/{old_cfg.mines}",
-        "first_click": old_cfg.first_click,
-        "first_move": old_cfg.first_move,
-        "seed": old_cfg.seed,
-        "old": {"options": old_cfg.options, "wins": old_wins, "ci": wilson(old_wins, n)},
-        "new": {"options": new_cfg.options, "wins": new_wins, "ci": wilson(new_wins, n)},
-        "old_only": old_only,
-        "new_only": new_only,
-        "differ": differ,
-        "z": (new_only - old_only) / math.sqrt(differ) if differ else 0.0,
-        "seconds_per_game": {
-            "old": sum(old[i].seconds for i in games) / max(n, 1),
-            "new": sum(new[i].seconds for i in games) / max(n, 1),
-        },
+    result = summarise(
+        new_cfg,
+        old_cfg.options,
+        {i: (new[i].won, old[i].won, new[i].won != old[i].won) for i in games},
+    )
+    del result["diverged"]  # two full runs: where the choices first differed is not known
+    n = max(len(games), 1)
+    result["seconds_per_game"] = {
+        "old": sum(old[i].seconds for i in games) / n,
+        "new": sum(new[i].seconds for i in games) / n,
     }
+    return result
 
 
 def markdown_row(result: dict) -> str:
