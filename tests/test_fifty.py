@@ -7,7 +7,7 @@ import numpy as np
 from mscsp import parse_board, solve
 from mscsp.players.best import BestPlayer
 from mscsp.players.endgame import enumerate_layouts
-from mscsp.players.fifty import box_patterns, pair_patterns, pseudo_fifty
+from mscsp.players.fifty import box_patterns, looming_fifties, pair_patterns, pseudo_fifty
 
 RNG = np.random.default_rng(0)
 
@@ -95,3 +95,29 @@ def test_best_plays_the_pseudo_fifty_before_the_look_ahead():
     plain = BestPlayer(tree_layouts=0, pseudo=False)
     plain.guess(board, solution, RNG)
     assert plain.reason != "pseudo"
+
+
+# (0, 0) and (1, 0) hold one mine (the 2 at (0, 1) has a flag); their outer cells are the
+# flag at (2, 1) and the covered (2, 0): if (2, 0) is a mine, only a coin toss settles them.
+LOOMING = "?21\n?F2\n?F3\n???\n"
+
+
+def test_looming_fifty_found_with_its_enabler_and_risk():
+    board = parse_board(LOOMING, mines=5)
+    solution = solve(board)
+    (found,) = looming_fifties(board, solution)
+    assert found.pair == ((0, 0), (1, 0)) and found.enabler == (2, 0)
+    assert found.risk == solution.probabilities[2, 0] / 2
+    assert found.settles((2, 0)) and found.settles((1, 0)) and not found.settles((3, 0))
+    # Once the enabler is known to be a mine the pair is a pseudo 50/50, no longer looming.
+    board.cells[2, 0] = -2
+    assert looming_fifties(board, solve(board)) == []
+
+
+def test_best_settles_a_looming_fifty_among_equally_safe_cells():
+    board = parse_board(LOOMING, mines=5)
+    solution = solve(board)  # every covered cell is a mine with probability 1/2
+    player = BestPlayer(tree_layouts=0, pseudo=False)
+    move = player.guess(board, solution, RNG)
+    assert player.reason == "looming"
+    assert looming_fifties(board, solution)[0].settles(move)

@@ -24,6 +24,7 @@ When no cell is certainly safe, in order:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,7 @@ from ..solver import solve
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import isolated_regions, region_board, solve_endgame
-from .fifty import pseudo_fifty
+from .fifty import Looming, looming_fifties, pseudo_fifty
 
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
@@ -123,11 +124,14 @@ class BestPlayer(CspPlayer):
         tree_layouts: Run the exact game-tree search when at most this many layouts remain.
         tree_budget: Most (position, click) pairs the game-tree search evaluates.
         pseudo: Click a pseudo 50/50 (:mod:`mscsp.players.fifty`) before the look-ahead.
+        looming: Let the look-ahead charge a click that leaves a looming 50/50 in the game
+            with its risk, and weigh the enablers that settle it.
 
     Attributes:
         reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
             ``region`` (exact search), ``pseudo`` (pseudo 50/50), ``lookahead``,
-            ``dominated`` (a safer next cell played first) or ``dead`` (nothing lives).
+            ``dominated`` (a safer next cell played first), ``dead`` (nothing lives) or
+            ``looming`` (the look-ahead, with looming 50/50s on the board).
     """
 
     name = "best"
@@ -141,6 +145,7 @@ class BestPlayer(CspPlayer):
         tree_layouts: int = 200,
         tree_budget: int = 200_000,
         pseudo: bool = True,
+        looming: bool = True,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -149,6 +154,7 @@ class BestPlayer(CspPlayer):
         self.tree_layouts = tree_layouts
         self.tree_budget = tree_budget
         self.pseudo = pseudo
+        self.looming = looming
         self.reason = ""
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
@@ -177,25 +183,45 @@ class BestPlayer(CspPlayer):
             )
             if cell is not None:
                 return cell, "pseudo"
+        looming = looming_fifties(flagged, solution) if self.looming else []
         safety = 1.0 - solution.probabilities
         best: Probe | None = None
         dead: list[Probe] = []
         score = 0.0
-        for cell in self.candidates(flagged, solution):
-            probe = self.probe(flagged, solution, cell, score if best else None)
+        cells = self.candidates(flagged, solution)
+        cells += [c for c in self.settlers(flagged, looming, safety) if c not in cells]
+        for cell in cells:
+            # A click that leaves a looming 50/50 in the game keeps its risk.
+            keep = math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
+            probe = self.probe(flagged, solution, cell, score / keep if best else None)
             if probe.dead:
                 dead.append(probe)
             elif probe.complete:
-                value = self.score(probe)
+                value = keep * self.score(probe)
                 if best is None or value > score + _EPS:
                     best, score = probe, value
         if best is None:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
-            return dead[0].cell, "dead"
+            return dead[0].cell, "looming" if looming else "dead"
         nxt = best.next_cell
         if nxt is not None and safety[nxt] > best.safety + _EPS:
-            return nxt, "dominated"
-        return best.cell, "lookahead"
+            return nxt, "looming" if looming else "dominated"
+        return best.cell, "looming" if looming else "lookahead"
+
+    def settlers(self, board: Board, looming: list[Looming], safety: np.ndarray) -> list[Cell]:
+        """Enablers of looming 50/50s that could beat the candidates once their risk counts.
+
+        An enabler is added when it is living and its safety is within ``tolerance`` of the
+        safest cell's after that cell pays every looming risk.
+        """
+        if not looming:
+            return []
+        mines = (board.cells == FLAG) | (safety == 0.0)
+        unknown = self.memory.unknown(board)
+        top = float(np.where(unknown, safety, -1.0).max())
+        bound = (1.0 - self.tolerance) * top * math.prod(1.0 - x.risk for x in looming)
+        cells = sorted({x.enabler for x in looming}, key=lambda c: (-safety[c], c))
+        return [c for c in cells if safety[c] >= bound and not is_dead(board.cells, mines, c)]
 
     def score(self, probe: Probe) -> float:
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""

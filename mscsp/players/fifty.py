@@ -18,6 +18,7 @@ description; :func:`pseudo_fifty` finds such a cell with one conditional solve p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ..board import COVERED, FLAG, Board
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
-from .base import Cell
+from .base import Cell, neighbours
 
 
 def _blocked(cells: np.ndarray) -> np.ndarray:
@@ -34,27 +35,36 @@ def _blocked(cells: np.ndarray) -> np.ndarray:
     return np.pad(cells == FLAG, 1, constant_values=True)
 
 
-def pair_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell]]:
-    """Covered side-by-side pairs whose cells touching only one of them are mines or off-board.
-
-    Yields:
-        ``(a, b)`` in row-major order, ``a`` above or left of ``b``.
-    """
+def _pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:
+    """Covered side-by-side pairs with ``missing`` outer cells that are neither known mines
+    nor off the board (outer cells: those touching only one cell of the pair)."""
     rows, cols = cells.shape
     covered = cells == COVERED
-    hard = _blocked(cells)
+    soft = (~_blocked(cells)).astype(np.int8)
     # Horizontal (r, c)-(r, c+1): columns c-1 and c+2, rows r-1..r+1, in padded coordinates.
-    ends_h = np.ones((rows, cols - 1), dtype=bool)
-    ends_v = np.ones((rows - 1, cols), dtype=bool)
+    ends_h = np.zeros((rows, cols - 1), dtype=np.int8)
+    ends_v = np.zeros((rows - 1, cols), dtype=np.int8)
     for d in range(3):
-        ends_h &= hard[d : d + rows, 0 : cols - 1] & hard[d : d + rows, 3 : cols + 2]
-        ends_v &= hard[0 : rows - 1, d : d + cols] & hard[3 : rows + 2, d : d + cols]
-    found = []
-    for r, c in np.argwhere(covered[:, :-1] & covered[:, 1:] & ends_h).tolist():
-        found.append(((r, c), (r, c + 1)))
-    for r, c in np.argwhere(covered[:-1, :] & covered[1:, :] & ends_v).tolist():
-        found.append(((r, c), (r + 1, c)))
-    yield from sorted(found)
+        ends_h += soft[d : d + rows, 0 : cols - 1] + soft[d : d + rows, 3 : cols + 2]
+        ends_v += soft[0 : rows - 1, d : d + cols] + soft[3 : rows + 2, d : d + cols]
+    found = [
+        ((r, c), (r, c + 1))
+        for r, c in np.argwhere(covered[:, :-1] & covered[:, 1:] & (ends_h == missing)).tolist()
+    ]
+    found += [
+        ((r, c), (r + 1, c))
+        for r, c in np.argwhere(covered[:-1, :] & covered[1:, :] & (ends_v == missing)).tolist()
+    ]
+    return sorted(found)
+
+
+def pair_patterns(cells: np.ndarray) -> list[tuple[Cell, Cell]]:
+    """Covered side-by-side pairs whose cells touching only one of them are mines or off-board.
+
+    Returns:
+        ``(a, b)`` pairs in row-major order, ``a`` above or left of ``b``.
+    """
+    return _pairs(cells, 0)
 
 
 def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
@@ -121,3 +131,49 @@ def pseudo_fifty(
             ):
                 return t
     return None
+
+
+@dataclass(frozen=True)
+class Looming:
+    """A pair that one more mine would turn into a pseudo 50/50.
+
+    Attributes:
+        pair: Two covered side-by-side cells, each a mine with probability exactly 1/2.
+        enabler: Their one outer cell that is still covered and not known to be a mine.
+        risk: Chance of losing to the pair later: if the enabler is a mine, nothing but a
+            coin toss can settle the pair, so half the enabler's mine probability.
+    """
+
+    pair: tuple[Cell, Cell]
+    enabler: Cell
+    risk: float
+
+    def settles(self, cell: Cell) -> bool:
+        """Whether clicking ``cell`` now takes this risk out of the game (or faces it)."""
+        return cell == self.enabler or cell in self.pair
+
+
+def looming_fifties(board: Board, solution: Solution) -> list[Looming]:
+    """Pairs at exactly 1/2 whose outer cells are all known mines or off the board but one.
+
+    A click anywhere else leaves the risk in the game; clicking the enabler (or a cell of the
+    pair) settles it now. David Hill's long-term risk, rebuilt from its description.
+    """
+    rows, cols = board.shape
+    half = {
+        cell
+        for odd in solution.odds
+        if not isinstance(odd.cells, np.ndarray) and 2 * odd.num == odd.den
+        for cell in odd.cells
+    }
+    probs = solution.probabilities
+    found = []
+    for a, b in _pairs(board.cells, 1):
+        if a not in half or b not in half:
+            continue
+        outer = set(neighbours(a, rows, cols)) ^ set(neighbours(b, rows, cols))
+        outer -= {a, b}
+        (enabler,) = (n for n in outer if board.cells[n] != FLAG)
+        if board.cells[enabler] == COVERED and 0.0 < probs[enabler] < 1.0:
+            found.append(Looming((a, b), enabler, float(probs[enabler]) / 2))
+    return found
