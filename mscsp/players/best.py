@@ -87,6 +87,8 @@ class Probe:
             it could not beat the best score so far; the figures are partial).
         next_cell: The single safest living next cell, when it is the same cell after every
             outcome (``None`` otherwise).
+        implied: Other cells that are certainly safe after every outcome: the probed cell
+            being safe implies they are.
     """
 
     cell: Cell
@@ -96,6 +98,7 @@ class Probe:
     dead: bool
     complete: bool = True
     next_cell: Cell | None = None
+    implied: frozenset[Cell] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -126,11 +129,13 @@ class BestPlayer(CspPlayer):
         pseudo: Click a pseudo 50/50 (:mod:`mscsp.players.fifty`) before the look-ahead.
         looming: Let the look-ahead charge a click that leaves a looming 50/50 in the game
             with its risk, and weigh the enablers that settle it.
+        implied: Play a safer cell that the chosen one being safe implies safe, first.
 
     Attributes:
         reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
             ``region`` (exact search), ``pseudo`` (pseudo 50/50), ``lookahead``,
-            ``dominated`` (a safer next cell played first), ``dead`` (nothing lives) or
+            ``dominated`` (a safer next cell played first), ``implied`` (a safer cell the
+            chosen one implies safe played first), ``dead`` (nothing lives) or
             ``looming`` (the look-ahead, with looming 50/50s on the board).
     """
 
@@ -146,6 +151,7 @@ class BestPlayer(CspPlayer):
         tree_budget: int = 200_000,
         pseudo: bool = True,
         looming: bool = True,
+        implied: bool = True,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -155,6 +161,7 @@ class BestPlayer(CspPlayer):
         self.tree_budget = tree_budget
         self.pseudo = pseudo
         self.looming = looming
+        self.implied = implied
         self.reason = ""
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
@@ -203,6 +210,11 @@ class BestPlayer(CspPlayer):
         if best is None:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
             return dead[0].cell, "looming" if looming else "dead"
+        # Domination: a cell that is safe whenever the chosen one is, and safer now, goes
+        # first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
+        safer = [c for c in best.implied if safety[c] > best.safety + _EPS]
+        if self.implied and safer:
+            return min(safer, key=lambda c: (-safety[c], c)), "implied"
         nxt = best.next_cell
         if nxt is not None and safety[nxt] > best.safety + _EPS:
             return nxt, "looming" if looming else "dominated"
@@ -281,6 +293,7 @@ class BestPlayer(CspPlayer):
         left = safety  # probability of the outcomes not yet evaluated
         survive = progress = 0.0
         results: list[NextClick] = []
+        implied: set[Cell] | None = None
         complete = True
         for value in range(known, known + open_ + 1):
             if (
@@ -301,6 +314,7 @@ class BestPlayer(CspPlayer):
             left -= p
             nxt = self.next_click(after)
             results.append(nxt)
+            implied = set(after.safe) if implied is None else implied & set(after.safe)
             survive += p * nxt.safety
             if nxt.progress:
                 progress += p
@@ -315,6 +329,7 @@ class BestPlayer(CspPlayer):
             len(results) <= 1,
             True,
             nexts.pop() if len(nexts) == 1 else None,
+            frozenset(implied or ()) - {cell},
         )
 
     def next_click(self, after: Solution) -> NextClick:

@@ -1,8 +1,10 @@
-"""Pseudo 50/50s (mscsp.players.fifty) on hand-made positions, checked against enumeration."""
+"""The rules of ``best`` on pseudo and looming 50/50s and domination, checked by enumeration."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from test_players import guess_positions
 
 from mscsp import parse_board, solve
 from mscsp.players.best import BestPlayer
@@ -121,3 +123,46 @@ def test_best_settles_a_looming_fifty_among_equally_safe_cells():
     move = player.guess(board, solution, RNG)
     assert player.reason == "looming"
     assert looming_fifties(board, solution)[0].settles(move)
+
+
+def implied_cases(player):
+    """(board, solution, probed cell, its probe, layouts by cell) on small real positions."""
+    for board, _ in guess_positions(seeds=range(20), size=(6, 6, 7)):
+        found = enumerate_layouts(board, 5000)
+        if found is None:
+            continue
+        unknown, layouts = found
+        index = {cell: i for i, cell in enumerate(unknown)}
+        solution = solve(board)
+        for odd in solution.odds:
+            if isinstance(odd.cells, np.ndarray) or odd.num in (0, odd.den):
+                continue
+            for cell in odd.cells:
+                yield board, solution, cell, player.probe(board, solution, cell), layouts, index
+
+
+def test_implied_cells_are_safe_whenever_the_probed_cell_is():
+    implied = safer = 0
+    for _, solution, cell, probe, layouts, index in implied_cases(BestPlayer()):
+        safe_layouts = [x for x in layouts if not x >> index[cell] & 1]
+        for other in probe.implied:
+            implied += 1
+            assert all(not x >> index[other] & 1 for x in safe_layouts)
+            safer += solution.probabilities[other] < solution.probabilities[cell]
+    assert implied > 0 and safer > 0
+
+
+def test_best_plays_a_safer_implied_cell_first(monkeypatch):
+    player = BestPlayer(tree_layouts=0, pseudo=False, looming=False)
+    for case in implied_cases(player):
+        board, solution, cell, probe = case[:4]
+        probs = solution.probabilities
+        safer = [c for c in probe.implied if probs[c] < probs[cell]]
+        if safer:
+            break
+    else:
+        pytest.fail("no position where a cell implies a safer one")
+    monkeypatch.setattr(BestPlayer, "candidates", lambda self, b, s: [cell])
+    move = player.guess(board, solution, RNG)
+    assert player.reason == "implied" and move in safer
+    assert probs[move] == min(probs[c] for c in safer)
