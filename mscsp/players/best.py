@@ -7,8 +7,11 @@ When no cell is certainly safe, in order:
    anyway, and tossing it now wastes no other risk.
 2. **Exact game-tree search** when few mine layouts remain (``tree_layouts``): the layouts
    are enumerated and the click that maximises the exact probability of winning is chosen
-   (see :mod:`mscsp.players.endgame`).
-3. **Look-ahead.** A *dead* cell (one whose number is already determined) teaches nothing:
+   (see :mod:`mscsp.players.endgame`), also on any isolated region with a fixed mine count.
+3. **Pseudo 50/50s** (``pseudo``): a cell of a side-by-side pair or 2x2 box that nothing but
+   its own cells can inform, and that is a mine only where a coin toss would be lost anyway,
+   is clicked now (see :mod:`mscsp.players.fifty`).
+4. **Look-ahead.** A *dead* cell (one whose number is already determined) teaches nothing:
    clicking it can always wait, so dead cells are found first (:func:`is_dead`) and are
    neither candidates nor counted as next clicks. Candidates are every living frontier cell
    whose safety is within ``tolerance`` (relative) of the safest, plus a few unconstrained
@@ -18,8 +21,13 @@ When no cell is certainly safe, in order:
    safety of the next click (a blend of the safest and second-safest living cells). The
    score is the chance of surviving this click and the next plus ``progress_weight`` times
    the progress probability; a probe stops as soon as it cannot beat the best score so far.
-4. **Domination.** If every outcome of the chosen click leaves the same single safest next
-   cell, and that cell is safer now than the chosen one, it is played first.
+   With ``looming``, a pair at 1/2 that one more mine (its *enabler*) would turn into a
+   pseudo 50/50 charges every click that leaves it in the game with its risk (half the
+   enabler's mine probability); its enabler becomes a candidate.
+5. **Domination.** With ``implied``, a cell that is certainly safe after every outcome of
+   the chosen click (safe whenever the chosen cell is) and safer now is played first: if it
+   is a mine, so is the chosen cell. Otherwise, if every outcome of the chosen click leaves
+   the same single safest next cell, and that cell is safer now, it is played first.
 """
 
 from __future__ import annotations
