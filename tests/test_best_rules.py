@@ -166,3 +166,35 @@ def test_best_plays_a_safer_implied_cell_first(monkeypatch):
     move = player.guess(board, solution, RNG)
     assert player.reason == "implied" and move in safer
     assert probs[move] == min(probs[c] for c in safer)
+
+
+def twin_holds(board, cell):
+    """Whether, in every layout with a mine on ``cell``, some pattern holding ``cell`` has
+    the swapped twin the pseudo 50/50 rule relies on (checked by enumeration)."""
+    layouts = layouts_with_mine(board, cell)
+    for pair in pair_patterns(board.cells):
+        if cell in pair:
+            (other,) = (c for c in pair if c != cell)
+            if all(other not in mines for mines in layouts):
+                return True
+    for box in box_patterns(board.cells):
+        if cell in box:
+            k = box.index(cell)
+            diagonal = {cell, box[3 - k]}
+            if all(mines & set(box) == diagonal for mines in layouts):
+                return True
+    return False
+
+
+def test_pseudo_fifties_on_real_positions_have_their_twin():
+    fired = 0
+    for board, _ in guess_positions(seeds=range(30), size=(6, 6, 7)):
+        solution = solve(board)
+        board.cells[solution.probabilities == 1.0] = -2  # proven mines flagged, as best does
+        solution = solve(board)
+        cell = pseudo_fifty(board, solution, "dss", living)
+        if cell is not None:
+            fired += 1
+            assert 0 < solution.probabilities[cell] < 1
+            assert twin_holds(board, cell)
+    assert fired > 0
