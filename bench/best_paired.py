@@ -11,6 +11,7 @@ Usage::
         --out bench/results/new.jsonl
     python bench/best_paired.py bench/results/old.jsonl bench/results/new.jsonl [--json]
     python bench/best_paired.py --markdown OLD1 NEW1 OLD2 NEW2 ...   # one table row per pair
+    python bench/best_paired.py --divergence --markdown LOG1 LOG2 ...  # divergence-mode logs
 
 **Divergence mode** (``--play``) gives the same paired result for about half the CPU when
 a change touches only some guesses. It plays every game with the new ``best``; at each
@@ -84,16 +85,11 @@ def play_paired(
     """
     path = Path(out)
     header = {"config": asdict(config), "old": old_options, "watch": sorted(watch)}
-    done: dict[int, tuple[bool, bool, bool]] = {}
-    if path.exists():
-        lines = path.read_text().splitlines()
-        if json.loads(lines[0]) != header:
-            raise SystemExit(f"{out} holds another run; pick a new --out")
-        for line in lines[1:]:
-            i, new_won, old_won, diverged = json.loads(line)
-            done[i] = (bool(new_won), bool(old_won), bool(diverged))
-    else:
+    logged, done = read_divergence(path)
+    if logged is None:
         path.write_text(json.dumps(header) + "\n")
+    elif logged != header:
+        raise SystemExit(f"{out} holds another run; pick a new --out")
     new = WatchedBest(BestPlayer(**old_options), watch, **config.options)
     old = BestPlayer(**old_options)
     with path.open("a") as log:
@@ -106,6 +102,26 @@ def play_paired(
             log.write(json.dumps([i, int(new_won), int(old_won), int(new.diverged)]) + "\n")
             log.flush()
     return summarise(config, old_options, done)
+
+
+def read_divergence(path: Path) -> tuple[dict | None, dict[int, tuple[bool, bool, bool]]]:
+    """A divergence log's header (``None`` when there is no log) and its games."""
+    if not path.exists():
+        return None, {}
+    lines = path.read_text().splitlines()
+    games = {}
+    for line in lines[1:]:
+        i, new_won, old_won, diverged = json.loads(line)
+        games[i] = (bool(new_won), bool(old_won), bool(diverged))
+    return json.loads(lines[0]), games
+
+
+def divergence_summary(log: str) -> dict:
+    """The paired summary of a finished (or stopped) divergence log."""
+    header, games = read_divergence(Path(log))
+    if header is None or "watch" not in header:
+        raise SystemExit(f"{log} is not a divergence-mode log")
+    return summarise(RunConfig(**header["config"]), header["old"], games)
 
 
 def summarise(
@@ -174,6 +190,8 @@ def markdown_row(result: dict) -> str:
         low, high = result[side]["ci"]
         cells.append(f"{100 * wins / max(n, 1):.2f} ({100 * low:.2f}-{100 * high:.2f})")
     cells += [str(result["old_only"]), str(result["new_only"]), f"{result['z']:+.2f}"]
+    if "diverged" in result:
+        cells.append(str(result["diverged"]))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -182,6 +200,9 @@ def main() -> None:
     parser.add_argument("logs", nargs="*", help="OLD NEW log pairs (JSONL, same games)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument(
+        "--divergence", action="store_true", help="the logs are divergence-mode logs, one a row"
+    )
     play = parser.add_argument_group("divergence mode (plays the games itself)")
     play.add_argument("--play", action="store_true", help="play new against old best")
     play.add_argument("--preset", choices=sorted(PRESETS), default="expert", help="board")
@@ -223,18 +244,22 @@ def main() -> None:
         result = play_paired(config, old_options, set(args.watch), args.games, args.out)
         print(json.dumps(result) if args.json else markdown_row(result))
         return
-    if not args.logs or len(args.logs) % 2:
+    if args.divergence:
+        results = [divergence_summary(log) for log in args.logs]
+    elif not args.logs or len(args.logs) % 2:
         parser.error("logs come in OLD NEW pairs")
-    results = [compare(a, b) for a, b in zip(args.logs[::2], args.logs[1::2], strict=True)]
+    else:
+        results = [compare(a, b) for a, b in zip(args.logs[::2], args.logs[1::2], strict=True)]
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[0]))
         return
     if args.markdown:
+        extra = " games diverged |" if args.divergence else ""
         print(
             "| board | first click | games | old win % (95 % CI) | new win % (95 % CI) "
-            "| only old won | only new won | sign test z |"
+            "| only old won | only new won | sign test z |" + extra
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- " * (9 if args.divergence else 8) + "|")
         for result in results:
             print(markdown_row(result))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bench.best_paired import play_paired
+from bench.best_paired import divergence_summary, play_paired
 from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer
 
@@ -25,3 +25,4 @@ def test_divergence_mode_matches_two_full_runs(tmp_path):
     assert result["old"]["wins"] == sum(full)
     # Resuming plays nothing again and summarises the same games.
     assert play_paired(config, old, {"lookahead", "dominated", "dead"}, 40, str(out)) == result
+    assert divergence_summary(str(out)) == result
