@@ -7,8 +7,11 @@ When no cell is certainly safe, in order:
    anyway, and tossing it now wastes no other risk.
 2. **Exact game-tree search** when few mine layouts remain (``tree_layouts``): the layouts
    are enumerated and the click that maximises the exact probability of winning is chosen
-   (see :mod:`mscsp.players.endgame`).
-3. **Look-ahead.** A *dead* cell (one whose number is already determined) teaches nothing:
+   (see :mod:`mscsp.players.endgame`), also on any isolated region with a fixed mine count.
+3. **Pseudo 50/50s** (``pseudo``): a cell of a side-by-side pair or 2x2 box that nothing but
+   its own cells can inform, and that is a mine only where a coin toss would be lost anyway,
+   is clicked now (see :mod:`mscsp.players.fifty`).
+4. **Look-ahead.** A *dead* cell (one whose number is already determined) teaches nothing:
    clicking it can always wait, so dead cells are found first (:func:`is_dead`) and are
    neither candidates nor counted as next clicks. Candidates are every living frontier cell
    whose safety is within ``tolerance`` (relative) of the safest, plus a few unconstrained
@@ -18,12 +21,18 @@ When no cell is certainly safe, in order:
    safety of the next click (a blend of the safest and second-safest living cells). The
    score is the chance of surviving this click and the next plus ``progress_weight`` times
    the progress probability; a probe stops as soon as it cannot beat the best score so far.
-4. **Domination.** If every outcome of the chosen click leaves the same single safest next
-   cell, and that cell is safer now than the chosen one, it is played first.
+   With ``looming``, a pair at 1/2 that one more mine (its *enabler*) would turn into a
+   pseudo 50/50 charges every click that leaves it in the game with its risk (half the
+   enabler's mine probability); its enabler becomes a candidate.
+5. **Domination.** With ``implied``, a cell that is certainly safe after every outcome of
+   the chosen click (safe whenever the chosen cell is) and safer now is played first: if it
+   is a mine, so is the chosen cell. Otherwise, if every outcome of the chosen click leaves
+   the same single safest next cell, and that cell is safer now, it is played first.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +44,7 @@ from ..session import isolated_regions
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
+from .fifty import Looming, looming_fifties, pseudo_fifty
 
 #: Scores closer than this are ties (float noise of sums of exact ratios).
 _EPS = 1e-12
@@ -85,6 +95,8 @@ class Probe:
             it could not beat the best score so far; the figures are partial).
         next_cell: The single safest living next cell, when it is the same cell after every
             outcome (``None`` otherwise).
+        implied: Other cells that are certainly safe after every outcome: the probed cell
+            being safe implies they are.
     """
 
     cell: Cell
@@ -94,6 +106,7 @@ class Probe:
     dead: bool
     complete: bool = True
     next_cell: Cell | None = None
+    implied: frozenset[Cell] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,17 @@ class BestPlayer(CspPlayer):
         blend: Weight of the second-safest living cell in the next click's safety.
         tree_layouts: Run the exact game-tree search when at most this many layouts remain.
         tree_budget: Most (position, click) pairs the game-tree search evaluates.
+        pseudo: Click a pseudo 50/50 (:mod:`mscsp.players.fifty`) before the look-ahead.
+        looming: Let the look-ahead charge a click that leaves a looming 50/50 in the game
+            with its risk, and weigh the enablers that settle it.
+        implied: Play a safer cell that the chosen one being safe implies safe, first.
+
+    Attributes:
+        reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
+            ``region`` (exact search), ``pseudo`` (pseudo 50/50), ``lookahead``,
+            ``dominated`` (a safer next cell played first), ``implied`` (a safer cell the
+            chosen one implies safe played first), ``dead`` (nothing lives) or
+            ``looming`` (the look-ahead, with looming 50/50s on the board).
     """
 
     name = "best"
@@ -133,6 +157,9 @@ class BestPlayer(CspPlayer):
         blend: float = 0.2,
         tree_layouts: int = 200,
         tree_budget: int = 200_000,
+        pseudo: bool = True,
+        looming: bool = True,
+        implied: bool = True,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -140,40 +167,81 @@ class BestPlayer(CspPlayer):
         self.blend = blend
         self.tree_layouts = tree_layouts
         self.tree_budget = tree_budget
+        self.pseudo = pseudo
+        self.looming = looming
+        self.implied = implied
+        self.reason = ""
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
+        move, self.reason = self._guess(board, solution)
+        return move
+
+    def _guess(self, board: Board, solution: Solution) -> tuple[Cell, str]:
+        """The guess and the rule that chose it (see :attr:`reason`)."""
         flagged = self.memory.flagged(board)
         pair = forced_pair(flagged, solution)
         if pair is not None:
-            return pair
+            return pair, "pair"
         if solution.weight <= self.tree_layouts:
             move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
             if move is not None:
-                return move[0]
+                return move[0], "endgame"
         for region in isolated_regions(flagged):
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
             if move is not None:
-                return move[0]
+                return move[0], "region"
+        mines = (flagged.cells == FLAG) | (solution.probabilities == 1.0)
+        if self.pseudo:
+            cell = pseudo_fifty(
+                flagged, solution, self.backend, lambda c: not is_dead(flagged.cells, mines, c)
+            )
+            if cell is not None:
+                return cell, "pseudo"
+        looming = looming_fifties(flagged, solution) if self.looming else []
         safety = 1.0 - solution.probabilities
         best: Probe | None = None
         dead: list[Probe] = []
         score = 0.0
-        for cell in self.candidates(flagged, solution):
-            probe = self.probe(flagged, solution, cell, score if best else None)
+        cells = self.candidates(flagged, solution)
+        cells += [c for c in self.settlers(flagged, looming, safety) if c not in cells]
+        for cell in cells:
+            # A click that leaves a looming 50/50 in the game keeps its risk.
+            keep = math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
+            probe = self.probe(flagged, solution, cell, score / keep if best else None)
             if probe.dead:
                 dead.append(probe)
             elif probe.complete:
-                value = self.score(probe)
+                value = keep * self.score(probe)
                 if best is None or value > score + _EPS:
                     best, score = probe, value
         if best is None:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
-            return dead[0].cell
+            return dead[0].cell, "looming" if looming else "dead"
+        # Domination: a cell that is safe whenever the chosen one is, and safer now, goes
+        # first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
+        safer = [c for c in best.implied if safety[c] > best.safety + _EPS]
+        if self.implied and safer:
+            return min(safer, key=lambda c: (-safety[c], c)), "implied"
         nxt = best.next_cell
         if nxt is not None and safety[nxt] > best.safety + _EPS:
-            return nxt
-        return best.cell
+            return nxt, "looming" if looming else "dominated"
+        return best.cell, "looming" if looming else "lookahead"
+
+    def settlers(self, board: Board, looming: list[Looming], safety: np.ndarray) -> list[Cell]:
+        """Enablers of looming 50/50s that could beat the candidates once their risk counts.
+
+        An enabler is added when it is living and its safety is within ``tolerance`` of the
+        safest cell's after that cell pays every looming risk.
+        """
+        if not looming:
+            return []
+        mines = (board.cells == FLAG) | (safety == 0.0)
+        unknown = self.memory.unknown(board)
+        top = float(np.where(unknown, safety, -1.0).max())
+        bound = (1.0 - self.tolerance) * top * math.prod(1.0 - x.risk for x in looming)
+        cells = sorted({x.enabler for x in looming}, key=lambda c: (-safety[c], c))
+        return [c for c in cells if safety[c] >= bound and not is_dead(board.cells, mines, c)]
 
     def score(self, probe: Probe) -> float:
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""
@@ -233,6 +301,7 @@ class BestPlayer(CspPlayer):
         left = safety  # probability of the outcomes not yet evaluated
         survive = progress = 0.0
         results: list[NextClick] = []
+        implied: set[Cell] | None = None
         complete = True
         for value in range(known, known + open_ + 1):
             if (
@@ -251,6 +320,7 @@ class BestPlayer(CspPlayer):
             left -= p
             nxt = self.next_click(after)
             results.append(nxt)
+            implied = set(after.safe) if implied is None else implied & set(after.safe)
             survive += p * nxt.safety
             if nxt.progress:
                 progress += p
@@ -265,6 +335,7 @@ class BestPlayer(CspPlayer):
             len(results) <= 1,
             True,
             nexts.pop() if len(nexts) == 1 else None,
+            frozenset(implied or ()) - {cell},
         )
 
     def next_click(self, after: Solution) -> NextClick:

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from functools import cache
 
-import networkx as nx
-import numpy as np
-
 from ..board import COVERED, FLAG, Board
 from .base import Cell, neighbours
 
@@ -89,31 +86,6 @@ def enumerate_layouts(
     except _Abort:
         return None
     return unknown, layouts
-
-
-def isolated_regions(board: Board) -> list[list[Cell]]:
-    """Covered regions that the rest of the board cannot inform, nor they the rest.
-
-    Covered cells (flags aside) are joined when they touch or share a revealed number; a
-    region all of whose cells touch a number has no unconstrained cell, so the numbers
-    around it see only its own cells, and clicks elsewhere never show anything about it.
-    """
-    cells_arr = board.cells
-    rows, cols = cells_arr.shape
-    graph = nx.Graph()
-    graph.add_nodes_from(map(tuple, np.argwhere(cells_arr == COVERED).tolist()))
-    constrained = set()
-    for r, c in np.argwhere(cells_arr >= 0).tolist():
-        seen = [n for n in neighbours((r, c), rows, cols) if n in graph]
-        constrained.update(seen)
-        graph.add_edges_from((seen[0], n) for n in seen[1:])
-    for cell in list(graph):
-        graph.add_edges_from((cell, n) for n in neighbours(cell, rows, cols) if n in graph)
-    return [
-        sorted(region)
-        for region in nx.connected_components(graph)
-        if all(cell in constrained for cell in region)
-    ]
 
 
 def region_board(board: Board, region: list[Cell], limit: int) -> Board | None:

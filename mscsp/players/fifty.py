@@ -1,0 +1,179 @@
+"""Pseudo 50/50s: guesses that risk nothing a coin toss later would not risk anyway.
+
+A pair of covered cells side by side, or a 2x2 box of them, whose outer cells (those that
+touch only one cell of the pair, or the box's four diagonal corners) are all known mines or
+off the board, can be told apart only by clicking the cells themselves: every other cell
+sees the pair's total, or the box's row and column totals, and nothing more. Swapping the
+pair (or the box's two diagonals) then gives another layout that no click elsewhere tells
+apart, and just as likely.
+
+So when a cell ``t`` of such a pattern is a mine *only* in layouts that have such a twin (a
+pair that never holds two mines; a box that, whenever ``t`` is a mine, holds exactly ``t``'s
+diagonal), every player must lose at least half of those layouts, and clicking ``t`` now
+loses exactly that half: nothing is risked that would not be risked later, and a safe ``t``
+shows a number at once. This is David Hill's pseudo 50/50 rule, rebuilt from its
+description; :func:`pseudo_fifty` finds such a cell with one conditional solve per pattern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backends import Backend
+from ..board import COVERED, FLAG, Board
+from ..errors import InconsistentBoardError
+from ..probabilities import Solution
+from ..solver import solve
+from .base import Cell, neighbours
+
+
+def _blocked(cells: np.ndarray) -> np.ndarray:
+    """Known mines, with a one-cell border of ``True`` for off the board."""
+    return np.pad(cells == FLAG, 1, constant_values=True)
+
+
+def _pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:
+    """Covered side-by-side pairs with ``missing`` outer cells that are neither known mines
+    nor off the board (outer cells: those touching only one cell of the pair)."""
+    rows, cols = cells.shape
+    covered = cells == COVERED
+    soft = (~_blocked(cells)).astype(np.int8)
+    # Horizontal (r, c)-(r, c+1): columns c-1 and c+2, rows r-1..r+1, in padded coordinates.
+    ends_h = np.zeros((rows, cols - 1), dtype=np.int8)
+    ends_v = np.zeros((rows - 1, cols), dtype=np.int8)
+    for d in range(3):
+        ends_h += soft[d : d + rows, 0 : cols - 1] + soft[d : d + rows, 3 : cols + 2]
+        ends_v += soft[0 : rows - 1, d : d + cols] + soft[3 : rows + 2, d : d + cols]
+    found = [
+        ((r, c), (r, c + 1))
+        for r, c in np.argwhere(covered[:, :-1] & covered[:, 1:] & (ends_h == missing)).tolist()
+    ]
+    found += [
+        ((r, c), (r + 1, c))
+        for r, c in np.argwhere(covered[:-1, :] & covered[1:, :] & (ends_v == missing)).tolist()
+    ]
+    return sorted(found)
+
+
+def pair_patterns(cells: np.ndarray) -> list[tuple[Cell, Cell]]:
+    """Covered side-by-side pairs whose cells touching only one of them are mines or off-board.
+
+    Returns:
+        ``(a, b)`` pairs in row-major order, ``a`` above or left of ``b``.
+    """
+    return _pairs(cells, 0)
+
+
+def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
+    """Covered 2x2 boxes whose four diagonal corner cells are mines or off the board.
+
+    Yields:
+        ``(top-left, top-right, bottom-left, bottom-right)`` in row-major order.
+    """
+    rows, cols = cells.shape
+    covered = cells == COVERED
+    hard = _blocked(cells)
+    box = covered[:-1, :-1] & covered[:-1, 1:] & covered[1:, :-1] & covered[1:, 1:]
+    # Corners (r-1, c-1), (r-1, c+2), (r+2, c-1), (r+2, c+2) in padded coordinates.
+    box &= hard[0 : rows - 1, 0 : cols - 1] & hard[0 : rows - 1, 3 : cols + 2]
+    box &= hard[3 : rows + 2, 0 : cols - 1] & hard[3 : rows + 2, 3 : cols + 2]
+    for r, c in np.argwhere(box).tolist():
+        yield (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)
+
+
+def given_mine(board: Board, cell: Cell, backend: str | Backend) -> np.ndarray | None:
+    """Mine probabilities of ``board`` given that ``cell`` is a mine (``None``: it cannot be)."""
+    cells = board.cells.copy()
+    cells[cell] = FLAG
+    try:
+        after = solve(Board(cells, board.mines), backend)
+    except InconsistentBoardError:
+        return None
+    return after.probabilities if after.weight else None
+
+
+def pseudo_fifty(
+    board: Board, solution: Solution, backend: str | Backend, living: Callable[[Cell], bool]
+) -> Cell | None:
+    """A cell of a pseudo 50/50 to click now, or ``None`` (pairs first, then boxes).
+
+    Args:
+        board: The position, every proven mine flagged.
+        solution: Its solution.
+        backend: Counting backend for the conditional solves.
+        living: Whether a cell would show something new (a dead cell is never chosen from a
+            box; from a pair only when both cells are dead).
+    """
+    probs = solution.probabilities
+
+    def uncertain(cell: Cell) -> bool:
+        return 0.0 < probs[cell] < 1.0
+
+    for a, b in pair_patterns(board.cells):
+        if not (uncertain(a) and uncertain(b)):
+            continue
+        after = given_mine(board, a, backend)
+        if after is not None and after[b] == 0.0:
+            return b if living(b) and not living(a) else a
+    for box in box_patterns(board.cells):
+        for k, t in enumerate(box):
+            if not uncertain(t) or not living(t):
+                continue
+            after = given_mine(board, t, backend)
+            if after is None:
+                continue
+            # Indices 0-3 are TL, TR, BL, BR: t's diagonal partner is 3 - k.
+            if after[box[3 - k]] == 1.0 and all(
+                after[box[j]] == 0.0 for j in range(4) if j not in (k, 3 - k)
+            ):
+                return t
+    return None
+
+
+@dataclass(frozen=True)
+class Looming:
+    """A pair that one more mine would turn into a pseudo 50/50.
+
+    Attributes:
+        pair: Two covered side-by-side cells, each a mine with probability exactly 1/2.
+        enabler: Their one outer cell that is still covered and not known to be a mine.
+        risk: Chance of losing to the pair later: if the enabler is a mine, nothing but a
+            coin toss can settle the pair, so half the enabler's mine probability.
+    """
+
+    pair: tuple[Cell, Cell]
+    enabler: Cell
+    risk: float
+
+    def settles(self, cell: Cell) -> bool:
+        """Whether clicking ``cell`` now takes this risk out of the game (or faces it)."""
+        return cell == self.enabler or cell in self.pair
+
+
+def looming_fifties(board: Board, solution: Solution) -> list[Looming]:
+    """Pairs at exactly 1/2 whose outer cells are all known mines or off the board but one.
+
+    A click anywhere else leaves the risk in the game; clicking the enabler (or a cell of the
+    pair) settles it now. David Hill's long-term risk, rebuilt from its description.
+    """
+    rows, cols = board.shape
+    half = {
+        cell
+        for odd in solution.odds
+        if not isinstance(odd.cells, np.ndarray) and 2 * odd.num == odd.den
+        for cell in odd.cells
+    }
+    probs = solution.probabilities
+    found = []
+    for a, b in _pairs(board.cells, 1):
+        if a not in half or b not in half:
+            continue
+        outer = set(neighbours(a, rows, cols)) ^ set(neighbours(b, rows, cols))
+        outer -= {a, b}
+        (enabler,) = (n for n in outer if board.cells[n] != FLAG)
+        if board.cells[enabler] == COVERED and 0.0 < probs[enabler] < 1.0:
+            found.append(Looming((a, b), enabler, float(probs[enabler]) / 2))
+    return found
