@@ -526,10 +526,12 @@ def _connected(numbers: list[Number]) -> list[tuple[Number, ...]]:
 def isolated_regions(board: Board) -> list[list[Cell]]:
     """Covered regions that the rest of the board cannot inform, nor they the rest.
 
-    The regions of :func:`mscsp.players.endgame.isolated_regions` (covered cells, flags
-    aside, joined when they touch or share a revealed number; kept when every cell touches
-    a number), in the same order (by first cell, row-major), in array code: the touching
-    cells are labelled at once, and only the few numbers that see two labels join them.
+    Covered cells (flags aside) are joined when they touch or share a revealed number; a
+    region all of whose cells touch a number has no unconstrained cell, so the numbers
+    around it see only its own cells, and clicks elsewhere never show anything about it.
+    Regions come sorted, in order of their first cell (row-major). Array code: the
+    touching cells are labelled at once, and only the few numbers that see two labels
+    join them.
     """
     from scipy import ndimage  # (as the game engine: loaded on first use)
 
