@@ -29,13 +29,20 @@ PAPER_BOARD = {
 }
 
 
-def plays_whole_game(player, board, games: int = 2) -> None:
-    """The player finishes ``games`` games on ``board`` (won or lost, never stuck)."""
+def plays_whole_game(player, board, games: int = 2) -> list:
+    """The player finishes ``games`` games on ``board`` (won or lost, never stuck).
+
+    Returns:
+        The games' results, in order.
+    """
     config = RunConfig("test", *board, seed=3)
+    results = []
     for i in range(games):
         result = play_game(player, config, i)
         assert result.moves >= 1 and 0 < result.cleared <= 1
         assert result.won == (result.cleared == 1)
+        results.append(result)
+    return results
 
 
 def test_registry_is_ordered_by_paper_and_complete() -> None:
@@ -284,7 +291,8 @@ def test_shipped_artefact_loads_and_plays(name: str) -> None:
     system = SYSTEMS[name]
     if not system.supported():
         pytest.skip(f"needs mscsp[{system.extra}]")
-    plays_whole_game(get_player(name), PAPER_BOARD[name], games=1)
+    (result,) = plays_whole_game(get_player(name), PAPER_BOARD[name], games=1)
+    assert result.moves >= 1, f"{name}'s shipped artefact made no move"
 
 
 def test_cli_trains_then_plays_by_name(tmp_path) -> None:
