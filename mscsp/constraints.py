@@ -281,7 +281,7 @@ def _build_small(board: Board) -> System:
         numbers = int.from_bytes(number_bytes, "little")
     else:
         raw = whole[offset : offset + n]
-        coords = _shape_tables(rows, cols).coords[offset : offset + n]
+        coords = _window_coords(top, n // cols, cols)
         covered = int.from_bytes(covered_bytes[offset : offset + n], "little")
         numbers = int.from_bytes(number_bytes[offset : offset + n], "little")
     values = int.from_bytes(raw.translate(_VALUE), "little")
@@ -296,8 +296,8 @@ def _build_small(board: Board) -> System:
     live = numbers & _nonzero(open_near, tables)
     full = live ^ (live & _nonzero(values ^ (flags_near + open_near), tables))
     empty = live ^ (live & _nonzero(values ^ flags_near, tables))
-    mines = covered & _nonzero(_around_sums(full, tables), tables)
-    safe = covered & _nonzero(_around_sums(empty, tables), tables)
+    mines = covered & _nonzero(_around_sums(full, tables), tables) if full else 0
+    safe = covered & _nonzero(_around_sums(empty, tables), tables) if empty else 0
     if mines & safe:
         first = (mines & safe).to_bytes(n, "little").find(1)
         raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
@@ -470,6 +470,12 @@ def _shape_tables(rows: int, cols: int) -> _ShapeTables:
     )
 
 
+@lru_cache(maxsize=256)
+def _window_coords(top: int, rows: int, cols: int) -> list[Cell]:
+    """``(row, col)`` of each cell of the ``rows`` board rows from row ``top`` on."""
+    return [(top + r, c) for r in range(rows) for c in range(cols)]
+
+
 def _around_sums(x: int, tables: _ShapeTables) -> int:
     """Given a byte of 0 or 1 per cell, the byte-per-cell sums over each cell's 8 neighbours
     (at most 8: no byte carries into the next)."""
@@ -514,16 +520,16 @@ def frontier_groups(
         The cells of each group, groups numbered by their first cell (row-major), and each
         number's groups in ascending order.
     """
-    group_of: dict[tuple[int, ...], int] = {}
+    group_of: dict[tuple[int, ...], list[Cell]] = {}
     groups: list[list[Cell]] = []
     members: list[list[int]] = [[] for _ in range(n_numbers)]
     for k in sorted(seen_by):
         key = tuple(seen_by[k])
-        g = group_of.get(key)
-        if g is None:
-            g = group_of[key] = len(groups)
-            groups.append([])
+        group = group_of.get(key)
+        if group is None:
             for number in key:
-                members[number].append(g)
-        groups[g].append(coords[k])
+                members[number].append(len(groups))
+            group_of[key] = group = []
+            groups.append(group)
+        group.append(coords[k])
     return [tuple(group) for group in groups], members
