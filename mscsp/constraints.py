@@ -289,7 +289,7 @@ def _build_small(board: Board) -> System:
     flags_near = _around_sums(flags, tables) if flags else 0
     open_near = _around_sums(covered, tables)
     # Every number needs value - flags mines among its open (covered) neighbours.
-    _check_lanes(raw, coords, numbers, values, flags_near, flags_near + open_near, tables)
+    first_check = (numbers, values, flags_near, flags_near + open_near)
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.
@@ -298,24 +298,24 @@ def _build_small(board: Board) -> System:
     empty = live ^ (live & _nonzero(values ^ flags_near, tables))
     mines = covered & _nonzero(_around_sums(full, tables), tables) if full else 0
     safe = covered & _nonzero(_around_sums(empty, tables), tables) if empty else 0
-    if mines & safe:
-        first = (mines & safe).to_bytes(n, "little").find(1)
-        raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
-    undecided = covered ^ mines ^ safe
-    undecided_near = _around_sums(undecided, tables) if mines or safe else open_near
-    mines_near = 0
     if mines or safe:
+        undecided = covered ^ mines ^ safe
+        undecided_near = _around_sums(undecided, tables)
         mines_near = _around_sums(mines, tables)
-        # Again, with the settled mines taken off and only the undecided cells open.
-        _check_lanes(
-            raw,
-            coords,
-            numbers,
-            values,
-            flags_near + mines_near,
-            flags_near + mines_near + undecided_near,
-            tables,
-        )
+        # Again, with the settled mines taken off and only the undecided cells open. The
+        # bounds are within the first check's, so passing this one passes both; only on a
+        # failure is the first check's error (or the clash of the rules) looked for first.
+        low = flags_near + mines_near
+        second_check = (numbers, values, low, low + undecided_near)
+        if mines & safe or _bad_numbers(*second_check, tables):
+            _check_lanes(raw, coords, *first_check, tables)
+            if mines & safe:
+                first = (mines & safe).to_bytes(n, "little").find(1)
+                raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
+            _check_lanes(raw, coords, *second_check, tables)
+    else:
+        _check_lanes(raw, coords, *first_check, tables)
+        undecided, undecided_near, mines_near = covered, open_near, 0
     # The numbers still with undecided cells, row-major: one constraint each.
     active = (numbers & _nonzero(undecided_near, tables)).to_bytes(n, "little")
     around = tables.around
@@ -392,6 +392,12 @@ def _at_most(low: int, high: int, tables: _ShapeTables) -> int:
     return ((high + tables.highs - low) >> 7) & tables.ones
 
 
+def _bad_numbers(numbers: int, values: int, low: int, high: int, tables: _ShapeTables) -> int:
+    """A byte of 1 on each number whose value is not within ``low..high``."""
+    fine = _at_most(low, values, tables) & _at_most(values, high, tables)
+    return numbers ^ (numbers & fine)
+
+
 def _check_lanes(
     raw: bytes,
     coords: list[Cell],
@@ -404,8 +410,7 @@ def _check_lanes(
     """Raises on the first number (row-major) whose value is not within ``low..high``:
     the mines already around it, and those plus its open neighbours (``coords``: the
     board cell of each lane)."""
-    fine = _at_most(low, values, tables) & _at_most(values, high, tables)
-    bad = numbers ^ (numbers & fine)
+    bad = _bad_numbers(numbers, values, low, high, tables)
     if bad:
         n = len(raw)
         i = bad.to_bytes(n, "little").find(1)

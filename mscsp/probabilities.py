@@ -294,7 +294,9 @@ def combine(
         if not nonzero:
             raise InconsistentBoardError("the revealed numbers contradict each other")
         polys.append((nonzero[0], list(count.counts[nonzero[0] : nonzero[-1] + 1])))
-    lowest = sum(first for first, _ in polys)
+    lowest = 0
+    for first, _ in polys:
+        lowest += first
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
     free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)

@@ -143,15 +143,15 @@ def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> li
 
     Constraints left without open groups are dropped (propagation checked them).
     """
-    is_open = [low < high for low, high in zip(lo, hi, strict=True)]
     out = []
     for groups, t in constraints:
         open_groups = []
         for g in groups:
-            if is_open[g]:
+            low = lo[g]
+            if low < hi[g]:
                 open_groups.append(g)
             else:
-                t -= lo[g]
+                t -= low
         if open_groups:
             out.append((tuple(open_groups), t))
     return out
