@@ -163,11 +163,21 @@ class Solution:
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
         cells = self.board.cells
-        out = np.full(cells.shape, np.nan)
+        odds = self.odds
+        # The array is made once: from the first odds given as a mask (on a real position,
+        # the cells next to no number) when there are some, else filled with NaN.
+        first = next((i for i, odd in enumerate(odds) if isinstance(odd.cells, np.ndarray)), -1)
+        if first < 0:
+            out = np.full(cells.shape, np.nan)
+        else:
+            odd = odds[first]
+            out = np.where(odd.cells, odd.num / odd.den, np.nan)
         # A search of the raw bytes finds a flag faster than a comparison over the array.
         if bytes((FLAG % 256,)) in cells.astype(np.int8, copy=False).tobytes():
             out[cells == FLAG] = 1.0
-        for odd in self.odds:
+        for i, odd in enumerate(odds):
+            if i == first:
+                continue
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
                 out[odd.cells] = value

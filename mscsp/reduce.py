@@ -162,6 +162,8 @@ def subset_rule(constraints: list[Constraint]) -> list[Constraint]:
 
     Only constraints sharing A's first group can contain A, so each A looks at a handful.
     """
+    if len(constraints) < 2:
+        return []
     touching: dict[int, list[int]] = {}
     for c, (groups, _) in enumerate(constraints):
         for g in groups:
