@@ -227,6 +227,8 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
     constraints are sorted too, so the same shape anywhere on a board gives an equal
     :class:`Component` (the key of :class:`mscsp.solver.CountCache`).
     """
+    if not residual:
+        return []
     # Each group's component, merging the smaller into the larger when a constraint links
     # two of them.
     label = [-1] * len(system.sizes)
@@ -251,23 +253,26 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
                 members[own] += members[k]
                 members[k] = []
     constraints_of: list[list[Constraint]] = [[] for _ in members]
-    for groups, t in residual.items():
-        constraints_of[label[groups[0]]].append((groups, t))
+    for item in residual.items():
+        constraints_of[label[item[0][0]]].append(item)
     sizes, cells = system.sizes, system.cells
-    components = []
-    for groups, constraints in sorted(
+    found = [
         (sorted(groups), constraints)
         for groups, constraints in zip(members, constraints_of, strict=True)
         if groups
-    ):
+    ]
+    if len(found) > 1:
+        found.sort()
+    components = []
+    for groups, constraints in found:
         local = {g: i for i, g in enumerate(groups)}
+        stated = [(tuple([local[g] for g in gs]), t) for gs, t in constraints]
+        stated.sort()
         components.append(
             Component(
-                sizes=tuple(sizes[g] for g in groups),
-                constraints=tuple(
-                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints)
-                ),
-                cells=tuple(cells[g] for g in groups),
+                sizes=tuple([sizes[g] for g in groups]),
+                constraints=tuple(stated),
+                cells=tuple([cells[g] for g in groups]),
             )
         )
     return components
