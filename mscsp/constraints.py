@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -340,10 +341,10 @@ def _build_small(board: Board) -> System:
     settled = []
     for where, mine in ((safe, 0), (mines, 1)):
         if where:
-            found = _indices(where, n)
+            found = _cells_of(where, n, coords)
             settled.append((len(sizes), mine * len(found)))
             sizes.append(len(found))
-            group_tuples.append(tuple(coords[j] for j in found))
+            group_tuples.append(found)
     # Covered cells next to no number: none of those rows, and the rest of the board.
     near_numbers = _nonzero(_around_sums(numbers, tables), tables)
     here = (covered & ~near_numbers).to_bytes(n, "little")
@@ -368,15 +369,23 @@ def _mask(cells: bytearray, cols: int) -> np.ndarray:
     return np.frombuffer(cells, dtype=bool).reshape(-1, cols)
 
 
-def _indices(lanes: int, n: int) -> list[int]:
-    """Row-major indices of the cells whose byte is 1."""
+#: Above this many cells, :func:`_cells_of` finds them with numpy (a fixed cost of about
+#: 2 us) rather than one ``bytes.find`` each (0.1 us).
+_FIND_ONE_BY_ONE = 16
+
+
+def _cells_of(lanes: int, n: int, coords: list[Cell]) -> tuple[Cell, ...]:
+    """The ``(row, col)`` of each cell whose byte is 1 (at least one), row-major."""
     data = lanes.to_bytes(n, "little")
-    out = []
-    i = data.find(1)
-    while i >= 0:
-        out.append(i)
-        i = data.find(1, i + 1)
-    return out
+    if data.count(1) > _FIND_ONE_BY_ONE:
+        found = np.flatnonzero(np.frombuffer(data, dtype=np.uint8)).tolist()
+    else:
+        found = []
+        i = data.find(1)
+        while i >= 0:
+            found.append(i)
+            i = data.find(1, i + 1)
+    return itemgetter(*found)(coords) if len(found) > 1 else (coords[found[0]],)
 
 
 def _nonzero(x: int, tables: _ShapeTables) -> int:
