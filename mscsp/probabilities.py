@@ -164,20 +164,17 @@ class Solution:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
         cells = self.board.cells
         odds = self.odds
-        # The array is made once: from the first odds given as a mask (on a real position,
-        # the cells next to no number) when there are some, else filled with NaN.
-        first = next((i for i, odd in enumerate(odds) if isinstance(odd.cells, np.ndarray)), -1)
-        if first < 0:
-            out = np.full(cells.shape, np.nan)
+        # The array is made once: from the last odds when given as a mask (as `combine`
+        # gives the cells next to no number), else filled with NaN.
+        if odds and isinstance(odds[-1].cells, np.ndarray):
+            *odds, last = odds
+            out = np.where(last.cells, last.num / last.den, np.nan)
         else:
-            odd = odds[first]
-            out = np.where(odd.cells, odd.num / odd.den, np.nan)
+            out = np.full(cells.shape, np.nan)
         # A search of the raw bytes finds a flag faster than a comparison over the array.
         if bytes((FLAG % 256,)) in cells.astype(np.int8, copy=False).tobytes():
             out[cells == FLAG] = 1.0
-        for i, odd in enumerate(odds):
-            if i == first:
-                continue
+        for odd in odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
                 out[odd.cells] = value
