@@ -200,6 +200,8 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     # expose new subsets. (Every group of a constraint starts open: with no bound changed,
     # the open part is the whole system.)
     changed = propagate(constraints, lo, hi, deadline, touching=touching)
+    if lo == hi:  # every group fixed (common late in a game): nothing left to derive
+        return Reduction(fixed=list(enumerate(lo)), system=system, residual={})
     remaining = open_part(constraints, lo, hi) if changed else constraints
     derived = subset_rule(remaining)
     if derived:
