@@ -164,17 +164,20 @@ def subset_rule(constraints: list[Constraint]) -> list[Constraint]:
     """
     if len(constraints) < 2:
         return []
-    touching: dict[int, list[int]] = {}
+    # The constraints holding each group that is some constraint's first.
+    holding: dict[int, list[int]] = {groups[0]: [] for groups, _ in constraints}
     for c, (groups, _) in enumerate(constraints):
         for g in groups:
-            touching.setdefault(g, []).append(c)
+            found = holding.get(g)
+            if found is not None:
+                found.append(c)
     sets = [frozenset(groups) for groups, _ in constraints]
     derived = []
     for a, (groups_a, t_a) in enumerate(constraints):
-        for b in touching[groups_a[0]]:
+        for b in holding[groups_a[0]]:
             if len(sets[b]) > len(groups_a) and sets[a] < sets[b]:
                 groups_b, t_b = constraints[b]
-                derived.append((tuple(g for g in groups_b if g not in sets[a]), t_b - t_a))
+                derived.append((tuple([g for g in groups_b if g not in sets[a]]), t_b - t_a))
     return derived
 
 
