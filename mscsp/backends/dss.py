@@ -119,41 +119,59 @@ def _enumerate(component: Component, nodes: int | None = None) -> ComponentCount
 
     def visit(g: int, k: int, weight: int) -> None:
         nonlocal budget
-        budget -= 1
-        if budget == 0:
-            raise _OverBudget
-        size = sizes[g]
-        low, high = 0, size
-        here = plan[g]
-        for c, rest in here:
-            need = residual[c]
-            if need - rest > low:
-                low = need - rest
-            if need < high:
-                high = need
-        ways = binomials[g]
-        if g == last:  # each x left meets every constraint exactly: a solution
-            row = cell_counts[g]
-            for x in range(low, high + 1):
-                layouts = weight * ways[x]
-                counts[k + x] += layouts
-                if x:
-                    row[k + x] += layouts * x // size
-                for above, y, s in mined:
-                    # One given cell of that group is a mine in y / s of the layouts.
-                    above[k + x] += layouts * y // s
-            return
-        for x in range(low, high + 1):
-            for c, _ in here:
-                residual[c] -= x
-            if x:
-                mined.append((cell_counts[g], x, size))
-                visit(g + 1, k + x, weight * ways[x])
-                mined.pop()
-            else:
-                visit(g + 1, k, weight)
+        # Groups left a single choice are taken in this frame, one after the other (most
+        # nodes are such), and given back at the end; a recursion only where it branches.
+        taken: list[tuple[list[tuple[int, int]], int]] = []
+        while True:
+            budget -= 1
+            if budget == 0:
+                raise _OverBudget
+            size = sizes[g]
+            low, high = 0, size
+            here = plan[g]
+            for c, rest in here:
+                need = residual[c]
+                if need - rest > low:
+                    low = need - rest
+                if need < high:
+                    high = need
+            ways = binomials[g]
+            if g == last:  # each x left meets every constraint exactly: a solution
+                row = cell_counts[g]
+                for x in range(low, high + 1):
+                    layouts = weight * ways[x]
+                    counts[k + x] += layouts
+                    if x:
+                        row[k + x] += layouts * x // size
+                    for above, y, s in mined:
+                        # One given cell of that group is a mine in y / s of the layouts.
+                        above[k + x] += layouts * y // s
+                break
+            if low != high:  # several choices, or none
+                for x in range(low, high + 1):
+                    for c, _ in here:
+                        residual[c] -= x
+                    if x:
+                        mined.append((cell_counts[g], x, size))
+                        visit(g + 1, k + x, weight * ways[x])
+                        mined.pop()
+                    else:
+                        visit(g + 1, k, weight)
+                    for c, _ in here:
+                        residual[c] += x
+                break
+            if low:
+                for c, _ in here:
+                    residual[c] -= low
+                mined.append((cell_counts[g], low, size))
+                taken.append((here, low))
+                k += low
+                weight *= ways[low]
+            g += 1
+        for here, x in taken:
             for c, _ in here:
                 residual[c] += x
+            mined.pop()
 
     visit(0, 0, 1)
     return ComponentCount(tuple(counts), tuple(map(tuple, cell_counts)))
