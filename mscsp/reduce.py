@@ -211,7 +211,8 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
         every = constraints + derived
         touching_lists(every, len(lo), len(constraints), touching)
         if propagate(every, lo, hi, deadline, first=len(constraints), touching=touching):
-            remaining = open_part(constraints, lo, hi)
+            # Bounds only tighten: the open part of the open part is the system's.
+            remaining = open_part(remaining, lo, hi)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
