@@ -163,11 +163,18 @@ class Solution:
     def probabilities(self) -> np.ndarray:
         """Float array (rows x cols): NaN on revealed cells, 1.0 on flags."""
         cells = self.board.cells
-        out = np.full(cells.shape, np.nan)
+        odds = self.odds
+        # The array is made once: from the last odds when given as a mask (as `combine`
+        # gives the cells next to no number), else filled with NaN.
+        if odds and isinstance(odds[-1].cells, np.ndarray):
+            *odds, last = odds
+            out = np.where(last.cells, last.num / last.den, np.nan)
+        else:
+            out = np.full(cells.shape, np.nan)
         # A search of the raw bytes finds a flag faster than a comparison over the array.
         if bytes((FLAG % 256,)) in cells.astype(np.int8, copy=False).tobytes():
             out[cells == FLAG] = 1.0
-        for odd in self.odds:
+        for odd in odds:
             value = odd.num / odd.den
             if isinstance(odd.cells, np.ndarray):
                 out[odd.cells] = value
@@ -294,7 +301,9 @@ def combine(
         if not nonzero:
             raise InconsistentBoardError("the revealed numbers contradict each other")
         polys.append((nonzero[0], list(count.counts[nonzero[0] : nonzero[-1] + 1])))
-    lowest = sum(first for first, _ in polys)
+    lowest = 0
+    for first, _ in polys:
+        lowest += first
     tree = _product_tree([coefficients for _, coefficients in polys], deadline)
     everything = tree[-1][0]
     free = free_ways(n_free, left, lowest, lowest + len(everything) - 1, deadline)

@@ -143,15 +143,15 @@ def open_part(constraints: list[Constraint], lo: list[int], hi: list[int]) -> li
 
     Constraints left without open groups are dropped (propagation checked them).
     """
-    is_open = [low < high for low, high in zip(lo, hi, strict=True)]
     out = []
     for groups, t in constraints:
         open_groups = []
         for g in groups:
-            if is_open[g]:
+            low = lo[g]
+            if low < hi[g]:
                 open_groups.append(g)
             else:
-                t -= lo[g]
+                t -= low
         if open_groups:
             out.append((tuple(open_groups), t))
     return out
@@ -162,17 +162,22 @@ def subset_rule(constraints: list[Constraint]) -> list[Constraint]:
 
     Only constraints sharing A's first group can contain A, so each A looks at a handful.
     """
-    touching: dict[int, list[int]] = {}
+    if len(constraints) < 2:
+        return []
+    # The constraints holding each group that is some constraint's first.
+    holding: dict[int, list[int]] = {groups[0]: [] for groups, _ in constraints}
     for c, (groups, _) in enumerate(constraints):
         for g in groups:
-            touching.setdefault(g, []).append(c)
+            found = holding.get(g)
+            if found is not None:
+                found.append(c)
     sets = [frozenset(groups) for groups, _ in constraints]
     derived = []
     for a, (groups_a, t_a) in enumerate(constraints):
-        for b in touching[groups_a[0]]:
+        for b in holding[groups_a[0]]:
             if len(sets[b]) > len(groups_a) and sets[a] < sets[b]:
                 groups_b, t_b = constraints[b]
-                derived.append((tuple(g for g in groups_b if g not in sets[a]), t_b - t_a))
+                derived.append((tuple([g for g in groups_b if g not in sets[a]]), t_b - t_a))
     return derived
 
 
@@ -198,13 +203,16 @@ def reduce_system(system: System, deadline: Deadline | None = None) -> Reduction
     # expose new subsets. (Every group of a constraint starts open: with no bound changed,
     # the open part is the whole system.)
     changed = propagate(constraints, lo, hi, deadline, touching=touching)
+    if lo == hi:  # every group fixed (common late in a game): nothing left to derive
+        return Reduction(fixed=list(enumerate(lo)), system=system, residual={})
     remaining = open_part(constraints, lo, hi) if changed else constraints
     derived = subset_rule(remaining)
     if derived:
         every = constraints + derived
         touching_lists(every, len(lo), len(constraints), touching)
         if propagate(every, lo, hi, deadline, first=len(constraints), touching=touching):
-            remaining = open_part(constraints, lo, hi)
+            # Bounds only tighten: the open part of the open part is the system's.
+            remaining = open_part(remaining, lo, hi)
     fixed = [(g, lo[g]) for g in range(len(lo)) if lo[g] == hi[g]]
 
     # Numbers that see the same open groups must agree on their mines; keep one of each.
@@ -225,6 +233,8 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
     constraints are sorted too, so the same shape anywhere on a board gives an equal
     :class:`Component` (the key of :class:`mscsp.solver.CountCache`).
     """
+    if not residual:
+        return []
     # Each group's component, merging the smaller into the larger when a constraint links
     # two of them.
     label = [-1] * len(system.sizes)
@@ -249,23 +259,26 @@ def split_components(system: System, residual: dict[tuple[int, ...], int]) -> li
                 members[own] += members[k]
                 members[k] = []
     constraints_of: list[list[Constraint]] = [[] for _ in members]
-    for groups, t in residual.items():
-        constraints_of[label[groups[0]]].append((groups, t))
+    for item in residual.items():
+        constraints_of[label[item[0][0]]].append(item)
     sizes, cells = system.sizes, system.cells
-    components = []
-    for groups, constraints in sorted(
+    found = [
         (sorted(groups), constraints)
         for groups, constraints in zip(members, constraints_of, strict=True)
         if groups
-    ):
+    ]
+    if len(found) > 1:
+        found.sort()
+    components = []
+    for groups, constraints in found:
         local = {g: i for i, g in enumerate(groups)}
+        stated = [(tuple([local[g] for g in gs]), t) for gs, t in constraints]
+        stated.sort()
         components.append(
             Component(
-                sizes=tuple(sizes[g] for g in groups),
-                constraints=tuple(
-                    sorted((tuple(local[g] for g in gs), t) for gs, t in constraints)
-                ),
-                cells=tuple(cells[g] for g in groups),
+                sizes=tuple([sizes[g] for g in groups]),
+                constraints=tuple(stated),
+                cells=tuple([cells[g] for g in groups]),
             )
         )
     return components

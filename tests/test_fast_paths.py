@@ -6,7 +6,7 @@ from math import comb, prod
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mscsp
@@ -14,9 +14,10 @@ from mscsp import constraints
 from mscsp.backends import dss
 from mscsp.backends.brute import BruteBackend
 from mscsp.board import COVERED, FLAG, Board
+from mscsp.brute import brute_force
 from mscsp.constraints import Component, build_system
 from mscsp.errors import InconsistentBoardError
-from mscsp.game import PRESETS
+from mscsp.game import PRESETS, Game
 from mscsp.positions import game_positions
 from mscsp.reduce import reduce_system
 
@@ -144,6 +145,63 @@ def test_small_build_matches_general_on_random_boards(shape, seed, mines):
     fast = _small(board)
     if fast is not None:
         assert fast == _general(board)
+
+
+def _solution(board: Board):
+    """Everything ``mscsp.solve`` answers, masks as lists (so answers compare with ==)."""
+    solution = mscsp.solve(board)
+    odds = [
+        (odd.cells.tolist() if isinstance(odd.cells, np.ndarray) else odd.cells, odd.num, odd.den)
+        for odd in solution.odds
+    ]
+    return odds, solution.components, solution.weight, solution.probabilities.tobytes()
+
+
+def _general_solution(board: Board):
+    saved = constraints.SMALL_BOARD
+    constraints.SMALL_BOARD = 0
+    try:
+        return _solution(board)
+    finally:
+        constraints.SMALL_BOARD = saved
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_solve_on_the_small_road_matches_the_general_one(preset):
+    """Every position of real games, as they come and with half the known mines flagged:
+    the same odds (cells, in order), components, counts, weight and probability bytes."""
+    rows, cols, mines = PRESETS[preset]
+    compared = 0
+    for g in range(8):
+        game = Game(rows, cols, mines, seed=[13, g])
+        for k, board in enumerate(game_positions(game, first=(0, 0))):
+            cells = board.cells.copy()
+            for r, c in np.argwhere(game.mine & (cells == COVERED))[k % 2 :: 2]:
+                cells[r, c] = FLAG
+            for position in (board, Board(cells, mines)):
+                assert _solution(position) == _general_solution(position)
+                compared += 1
+    assert compared >= 40
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.tuples(st.integers(2, 7), st.integers(2, 7)),
+    density=st.floats(0.1, 0.3),
+    seed=st.integers(0, 2**32 - 1),
+    step=st.floats(0, 1),
+)
+def test_solve_on_the_small_road_matches_the_brute_force(shape, density, seed, step):
+    """Positions of seeded games on small boards of any shape: the exact probabilities
+    are those of trying every placement of the mines."""
+    rows, cols = shape
+    mines = max(1, round(density * rows * cols))
+    boards = list(game_positions(Game(rows, cols, mines, seed=seed), first=(0, 0)))
+    assume(boards)  # the first click may win the game
+    board = boards[min(len(boards) - 1, int(step * len(boards)))]
+    covered = int(np.count_nonzero(board.cells == COVERED))
+    assume(comb(covered, mines - int(np.count_nonzero(board.cells == FLAG))) <= 20_000)
+    assert mscsp.solve(board).exact == brute_force(board)
 
 
 def _components(preset: str, games: int) -> list[Component]:

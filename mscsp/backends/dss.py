@@ -87,7 +87,9 @@ def _enumerate(component: Component, nodes: int | None = None) -> ComponentCount
 
     The same DSS bounds as the merged search (a group takes ``x`` mines only if each of
     its constraints can still be met by the groups after it), without the merging: on a
-    handful of groups building the DAG costs more than the few leaves it would share.
+    handful of groups building the DAG costs more than the few leaves it would share. A
+    solution adds its layouts to the marginals of the groups holding mines only (kept on a
+    stack as the search goes down), not to every group's.
 
     Raises:
         _OverBudget: More than ``nodes`` search nodes were needed (``None``: no limit).
@@ -95,12 +97,15 @@ def _enumerate(component: Component, nodes: int | None = None) -> ComponentCount
     budget = -1 if nodes is None else nodes
     sizes = component.sizes
     n = len(sizes)
-    residual = [t for _, t in component.constraints]
+    residual = []
     # For each group (in index order): its constraints, each with the cells it still has
     # in the groups after this one.
     plan: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for c, (groups, _) in enumerate(component.constraints):
-        after = sum(sizes[g] for g in groups)
+    for c, (groups, t) in enumerate(component.constraints):
+        residual.append(t)
+        after = 0
+        for g in groups:
+            after += sizes[g]
         for g in sorted(groups):  # in the order groups are visited
             after -= sizes[g]
             plan[g].append((c, after))
@@ -108,45 +113,68 @@ def _enumerate(component: Component, nodes: int | None = None) -> ComponentCount
     length = component.n_cells + 1
     counts = [0] * length
     cell_counts = [[0] * length for _ in range(n)]
-    mines = [0] * n
-
+    # (marginal row, mines, size) of each group holding mines above the current node.
+    mined: list[tuple[list[int], int, int]] = []
     last = n - 1
 
     def visit(g: int, k: int, weight: int) -> None:
         nonlocal budget
-        budget -= 1
-        if budget == 0:
-            raise _OverBudget
-        low, high = 0, sizes[g]
-        here = plan[g]
-        for c, rest in here:
-            need = residual[c]
-            if need - rest > low:
-                low = need - rest
-            if need < high:
-                high = need
-        if g == last:  # each x left meets every constraint exactly: a solution
-            for x in range(low, high + 1):
-                mines[g] = x
-                layouts = weight * binomials[g][x]
-                counts[k + x] += layouts
-                for h in range(n):
-                    if mines[h]:
-                        # One given cell of h is a mine in x_h / size_h of the layouts.
-                        cell_counts[h][k + x] += layouts * mines[h] // sizes[h]
-            mines[g] = 0
-            return
-        for x in range(low, high + 1):
-            mines[g] = x
-            for c, _ in here:
-                residual[c] -= x
-            visit(g + 1, k + x, weight * binomials[g][x])
+        # Groups left a single choice are taken in this frame, one after the other (most
+        # nodes are such), and given back at the end; a recursion only where it branches.
+        taken: list[tuple[list[tuple[int, int]], int]] = []
+        while True:
+            budget -= 1
+            if budget == 0:
+                raise _OverBudget
+            size = sizes[g]
+            low, high = 0, size
+            here = plan[g]
+            for c, rest in here:
+                need = residual[c]
+                if need - rest > low:
+                    low = need - rest
+                if need < high:
+                    high = need
+            ways = binomials[g]
+            if g == last:  # each x left meets every constraint exactly: a solution
+                row = cell_counts[g]
+                for x in range(low, high + 1):
+                    layouts = weight * ways[x]
+                    counts[k + x] += layouts
+                    if x:
+                        row[k + x] += layouts * x // size
+                    for above, y, s in mined:
+                        # One given cell of that group is a mine in y / s of the layouts.
+                        above[k + x] += layouts * y // s
+                break
+            if low != high:  # several choices, or none
+                for x in range(low, high + 1):
+                    for c, _ in here:
+                        residual[c] -= x
+                    if x:
+                        mined.append((cell_counts[g], x, size))
+                        visit(g + 1, k + x, weight * ways[x])
+                        mined.pop()
+                    else:
+                        visit(g + 1, k, weight)
+                    for c, _ in here:
+                        residual[c] += x
+                break
+            if low:
+                for c, _ in here:
+                    residual[c] -= low
+                mined.append((cell_counts[g], low, size))
+                taken.append((here, low))
+                k += low
+                weight *= ways[low]
+            g += 1
+        for here, x in taken:
             for c, _ in here:
                 residual[c] += x
-        mines[g] = 0
+            mined.pop()
 
     visit(0, 0, 1)
-    return ComponentCount(tuple(counts), tuple(tuple(row) for row in cell_counts))
+    return ComponentCount(tuple(counts), tuple(map(tuple, cell_counts)))
 
 
 def count_component(component: Component, backend: Backend | None = None) -> ComponentCount:
