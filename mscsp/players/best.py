@@ -175,6 +175,11 @@ class BestPlayer(CspPlayer):
         self.implied = implied
         self.offedge = offedge
         self.reason = ""
+        self.outgrown = math.inf  # fewest layouts at which this game's search gave up
+
+    def new_game(self) -> None:
+        super().new_game()
+        self.outgrown = math.inf
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         move, self.reason = self._guess(board, solution)
@@ -186,10 +191,12 @@ class BestPlayer(CspPlayer):
         pair = forced_pair(flagged, solution)
         if pair is not None:
             return pair, "pair"
-        if solution.weight <= self.tree_layouts:
+        if solution.weight <= self.tree_layouts and solution.weight < self.outgrown:
             move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0], "endgame"
+            # The search outgrew its budget: skip it until fewer layouts are left.
+            self.outgrown = solution.weight
         for region in isolated_regions(flagged):
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
@@ -310,7 +317,11 @@ class BestPlayer(CspPlayer):
         results: list[NextClick] = []
         implied: set[Cell] | None = None
         complete = True
-        for value in range(known, known + open_ + 1):
+        # The likeliest numbers first (nearest the expected one): the bound then falls fastest.
+        expected = known + sum(
+            float(solution.probabilities[n]) for n in nbrs if board.cells[n] == COVERED
+        )
+        for value in sorted(range(known, known + open_ + 1), key=lambda v: abs(v - expected)):
             if (
                 beat is not None
                 and survive + left + self.progress_weight * (progress + left) <= beat + _EPS
