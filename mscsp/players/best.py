@@ -20,7 +20,8 @@ When no cell is certainly safe, in order:
    likely that number is, whether some cell then becomes certain (*progress*) and the
    safety of the next click (a blend of the safest and second-safest living cells). The
    score is the chance of surviving this click and the next plus ``progress_weight`` times
-   the progress probability; a probe stops as soon as it cannot beat the best score so far.
+   the progress probability; a probe evaluates the likeliest numbers first and stops as
+   soon as it cannot beat the best score so far.
    With ``looming``, a pair at 1/2 that one more mine (its *enabler*) would turn into a
    pseudo 50/50 charges every click that leaves it in the game with its risk (half the
    enabler's mine probability); its enabler becomes a candidate.
@@ -138,8 +139,6 @@ class BestPlayer(CspPlayer):
         looming: Let the look-ahead charge a click that leaves a looming 50/50 in the game
             with its risk, and weigh the enablers that settle it.
         implied: Play a safer cell that the chosen one being safe implies safe, first.
-        offedge: Besides the representatives, weigh the unconstrained cells that could inform
-            the frontier or open a pocket (:func:`off_frontier_cells`).
 
     Attributes:
         reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
@@ -162,7 +161,6 @@ class BestPlayer(CspPlayer):
         pseudo: bool = True,
         looming: bool = True,
         implied: bool = True,
-        offedge: bool = False,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -173,7 +171,6 @@ class BestPlayer(CspPlayer):
         self.pseudo = pseudo
         self.looming = looming
         self.implied = implied
-        self.offedge = offedge
         self.reason = ""
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
 
@@ -277,9 +274,6 @@ class BestPlayer(CspPlayer):
             if isinstance(odd.cells, np.ndarray):
                 free_safety = 1.0 - odd.num / odd.den
                 free = representatives(board, odd.cells & unknown)
-                if self.offedge:
-                    more = off_frontier_cells(board, odd.cells & unknown)
-                    free += [c for c in more if c not in free]
             elif odd.num < odd.den:
                 ranked.extend((1.0 - odd.num / odd.den, cell) for cell in odd.cells)
         ranked.sort(key=lambda sc: (-sc[0], sc[1]))
@@ -402,34 +396,6 @@ def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell
         return []
     order = np.lexsort((idx[:, 1], idx[:, 0], unknown_nb[mask]))
     return [(int(r), int(c)) for r, c in idx[order[:count]]]
-
-
-def off_frontier_cells(board: Board, mask: np.ndarray, few: int = 30) -> list[Cell]:
-    """Unconstrained cells worth a probe besides the representatives, row-major.
-
-    Every unconstrained cell when fewer than ``few`` are left; otherwise those two cells
-    straight away from a revealed number that touches the frontier (clicking one shows a
-    number that shares cells with the frontier, so it can settle frontier cells), and those
-    with two or three covered neighbours (pockets, whose zero is likely). David Hill's
-    off-edge candidates, rebuilt from their description.
-
-    Args:
-        board: The position.
-        mask: The unconstrained covered cells.
-        few: Below this many unconstrained cells, all of them are returned.
-    """
-    if int(mask.sum()) < few:
-        return [(int(r), int(c)) for r, c in np.argwhere(mask)]
-    covered = board.cells == COVERED
-    witness = (board.cells >= 0) & (neighbour_sum(covered) > 0)
-    near = np.zeros_like(mask)
-    near[2:, :] |= witness[:-2, :]
-    near[:-2, :] |= witness[2:, :]
-    near[:, 2:] |= witness[:, :-2]
-    near[:, :-2] |= witness[:, 2:]
-    open_nb = neighbour_sum(covered)
-    chosen = mask & (near | ((open_nb >= 2) & (open_nb <= 3)))
-    return [(int(r), int(c)) for r, c in np.argwhere(chosen)]
 
 
 def forced_pair(board: Board, solution: Solution) -> Cell | None:
