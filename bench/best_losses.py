@@ -12,6 +12,7 @@ Usage::
     PYTHONPATH=$PWD python bench/best_losses.py --preset expert -n 2000 --seed 1000 \\
         --out bench/results/losses_expert.jsonl
     python bench/best_losses.py --table bench/results/losses_expert.jsonl
+    python bench/best_losses.py --by kind --table LOG1 LOG2 ...   # one column per log
 
 Tune on seeds >= 1000; seed 7 is the reporting seed.
 """
@@ -97,13 +98,64 @@ def stage(guess: dict) -> str:
     return f"revealed<={share:.2f} layouts{layouts}"
 
 
+#: Kinds of guess for the summary table (:func:`kinds`), in its row order.
+KINDS = (
+    "forced 50/50 (isolated pair)",
+    "pseudo 50/50 or isolated region (exact)",
+    "exact endgame search",
+    "look-ahead off the frontier, first guess",
+    "look-ahead off the frontier, later",
+    "look-ahead on the frontier",
+)
+
+
+def kind(guess: dict, first: bool) -> str:
+    """The summary kind of a guess (see :data:`KINDS`)."""
+    reason = guess["reason"]
+    if reason == "pair":
+        return KINDS[0]
+    if reason in ("pseudo", "region"):
+        return KINDS[1]
+    if reason == "endgame":
+        return KINDS[2]
+    if not guess["frontier"]:
+        return KINDS[3] if first else KINDS[4]
+    return KINDS[5]
+
+
+def read(log: str) -> list[dict]:
+    """The games of a log."""
+    return [json.loads(line) for line in Path(log).read_text().splitlines()[1:]]
+
+
+def kinds(logs: list[str]) -> str:
+    """Markdown table: per kind of guess, the share of each log's lost games it lost."""
+    header = ["kind of the losing guess"]
+    columns = []
+    for log in logs:
+        games = read(log)
+        lost = [g for g in games if not g["won"]]
+        config = json.loads(Path(log).read_text().splitlines()[0])["config"]
+        header.append(
+            f"{config['rows']}x{config['cols']}/{config['mines']} {config['first_click']} "
+            f"({len(games)} games, {len(lost)} lost)"
+        )
+        counts = defaultdict(int)
+        for game in lost:
+            counts[kind(game["guesses"][-1], len(game["guesses"]) == 1)] += 1
+        columns.append({k: counts[k] / max(len(lost), 1) for k in KINDS})
+    lines = ["| " + " | ".join(header) + " |", "| --- " * len(header) + "|"]
+    for k in KINDS:
+        lines.append(f"| {k} | " + " | ".join(f"{c[k]:.1%}" for c in columns) + " |")
+    return "\n".join(lines)
+
+
 def table(logs: list[str], by: str) -> str:
     """Markdown table of guesses, losses and expected losses per rule (and stage)."""
     rows: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0])
     games = lost = 0
     for log in logs:
-        for line in Path(log).read_text().splitlines()[1:]:
-            game = json.loads(line)
+        for game in read(log):
             games += 1
             lost += not game["won"]
             for k, g in enumerate(game["guesses"]):
@@ -144,11 +196,14 @@ def main() -> None:
     parser.add_argument("--out", help="log (JSONL, resumed when it exists)")
     parser.add_argument("--table", nargs="*", help="print the table of these logs")
     parser.add_argument(
-        "--by", choices=["rule", "stage", "first"], default="stage", help="table rows"
+        "--by",
+        choices=["rule", "stage", "first", "kind"],
+        default="stage",
+        help="table rows (kind: one column per log)",
     )
     args = parser.parse_args()
     if args.table:
-        print(table(args.table, args.by))
+        print(kinds(args.table) if args.by == "kind" else table(args.table, args.by))
         return
     if not args.out:
         parser.error("--out is needed to play")
