@@ -30,8 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mscsp.cli.play import parse_options  # noqa: E402
-from mscsp.game import PRESETS  # noqa: E402
+from bench.best_paired import add_game_options, best_config  # noqa: E402
 from mscsp.harness import RunConfig, play_game  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
 
@@ -103,7 +102,7 @@ KINDS = (
     "forced 50/50 (isolated pair)",
     "pseudo 50/50 or isolated region (exact)",
     "exact endgame search",
-    "look-ahead off the frontier, first guess",
+    "look-ahead off the frontier, first guess of the game",
     "look-ahead off the frontier, later",
     "look-ahead on the frontier",
 )
@@ -187,11 +186,7 @@ def table(logs: list[str], by: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="expert", help="board")
-    parser.add_argument("--first-click", default="safe", help="first-click rule (safe, opening)")
-    parser.add_argument("--first-move", default="corner", help="first move (corner, center, r,c)")
-    parser.add_argument("-n", "--games", type=int, default=1000, help="games 0..n-1")
-    parser.add_argument("--seed", type=int, default=1000, help="run seed (tune on >= 1000)")
+    add_game_options(parser)
     parser.add_argument("-o", "--option", action="append", default=[], help="best's KEY=VALUE")
     parser.add_argument("--out", help="log (JSONL, resumed when it exists)")
     parser.add_argument("--table", nargs="*", help="print the table of these logs")
@@ -207,19 +202,7 @@ def main() -> None:
         return
     if not args.out:
         parser.error("--out is needed to play")
-    rows, cols, mines = PRESETS[args.preset]
-    config = RunConfig(
-        "best",
-        rows,
-        cols,
-        mines,
-        args.first_click,
-        args.first_move,
-        args.seed,
-        parse_options(tuple(args.option)),
-    )
-    config.validate()
-    play(config, args.games, args.out)
+    play(best_config(args, args.option), args.games, args.out)
     print(table([args.out], args.by))
 
 
