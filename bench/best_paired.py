@@ -195,6 +195,39 @@ def markdown_row(result: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def add_game_options(group) -> None:
+    """Board, rule, first move, game count and seed of a run of ``best`` (shared options)."""
+    group.add_argument("--preset", choices=sorted(PRESETS), default="expert", help="board")
+    group.add_argument(
+        "--first-click", default="safe", help="first-click rule (safe, opening, any)"
+    )
+    group.add_argument("--first-move", default="corner", help="first move (corner, center, r,c)")
+    group.add_argument("-n", "--games", type=int, default=1000, help="games 0..n-1")
+    group.add_argument("--seed", type=int, default=1000, help="run seed (tune on >= 1000)")
+
+
+def best_config(args: argparse.Namespace, options: list[str]) -> RunConfig:
+    """The checked run of ``best`` with the options of :func:`add_game_options`.
+
+    Args:
+        args: The parsed command line.
+        options: ``KEY=VALUE`` options of the player.
+    """
+    rows, cols, mines = PRESETS[args.preset]
+    config = RunConfig(
+        "best",
+        rows,
+        cols,
+        mines,
+        args.first_click,
+        args.first_move,
+        args.seed,
+        parse_options(tuple(options)),
+    )
+    config.validate()
+    return config
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("logs", nargs="*", help="OLD NEW log pairs (JSONL, same games)")
@@ -205,11 +238,7 @@ def main() -> None:
     )
     play = parser.add_argument_group("divergence mode (plays the games itself)")
     play.add_argument("--play", action="store_true", help="play new against old best")
-    play.add_argument("--preset", choices=sorted(PRESETS), default="expert", help="board")
-    play.add_argument("--first-click", default="safe", help="first-click rule (safe, opening, any)")
-    play.add_argument("--first-move", default="corner", help="first move (corner, center, r,c)")
-    play.add_argument("-n", "--games", type=int, default=1000, help="games 0..n-1")
-    play.add_argument("--seed", type=int, default=1000, help="run seed")
+    add_game_options(play)
     play.add_argument(
         "--new", nargs="*", default=[], metavar="KEY=VALUE", help="new best's options"
     )
@@ -227,19 +256,8 @@ def main() -> None:
     if args.play:
         if not args.out:
             parser.error("--play needs --out")
-        rows, cols, mines = PRESETS[args.preset]
-        config = RunConfig(
-            "best",
-            rows,
-            cols,
-            mines,
-            args.first_click,
-            args.first_move,
-            args.seed,
-            parse_options(tuple(args.new)),
-        )
+        config = best_config(args, args.new)
         old_options = parse_options(tuple(args.old))
-        config.validate()
         check_player_options("best", old_options)
         result = play_paired(config, old_options, set(args.watch), args.games, args.out)
         print(json.dumps(result) if args.json else markdown_row(result))

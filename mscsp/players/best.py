@@ -20,7 +20,8 @@ When no cell is certainly safe, in order:
    likely that number is, whether some cell then becomes certain (*progress*) and the
    safety of the next click (a blend of the safest and second-safest living cells). The
    score is the chance of surviving this click and the next plus ``progress_weight`` times
-   the progress probability; a probe stops as soon as it cannot beat the best score so far.
+   the progress probability; a probe evaluates the likeliest numbers first and stops as
+   soon as it cannot beat the best score so far.
    With ``looming``, a pair at 1/2 that one more mine (its *enabler*) would turn into a
    pseudo 50/50 charges every click that leaves it in the game with its risk (half the
    enabler's mine probability); its enabler becomes a candidate.
@@ -171,6 +172,11 @@ class BestPlayer(CspPlayer):
         self.looming = looming
         self.implied = implied
         self.reason = ""
+        self.outgrown = math.inf  # fewest layouts at which this game's search gave up
+
+    def new_game(self) -> None:
+        super().new_game()
+        self.outgrown = math.inf
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         move, self.reason = self._guess(board, solution)
@@ -182,10 +188,12 @@ class BestPlayer(CspPlayer):
         pair = forced_pair(flagged, solution)
         if pair is not None:
             return pair, "pair"
-        if solution.weight <= self.tree_layouts:
+        if solution.weight <= self.tree_layouts and solution.weight < self.outgrown:
             move = solve_endgame(flagged, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0], "endgame"
+            # The search outgrew its budget: skip it until fewer layouts are left.
+            self.outgrown = solution.weight
         for region in isolated_regions(flagged):
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
@@ -303,7 +311,11 @@ class BestPlayer(CspPlayer):
         results: list[NextClick] = []
         implied: set[Cell] | None = None
         complete = True
-        for value in range(known, known + open_ + 1):
+        # The likeliest numbers first (nearest the expected one): the bound then falls fastest.
+        expected = known + sum(
+            float(solution.probabilities[n]) for n in nbrs if board.cells[n] == COVERED
+        )
+        for value in sorted(range(known, known + open_ + 1), key=lambda v: abs(v - expected)):
             if (
                 beat is not None
                 and survive + left + self.progress_weight * (progress + left) <= beat + _EPS
