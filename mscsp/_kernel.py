@@ -14,11 +14,7 @@ import numpy as np
 from numba import njit
 
 from .board import COVERED, FLAG
-
-#: Status: the answer is written.
-DONE = 1
-#: Status: the pure path must answer (an inconsistent board, or beyond the kernel's limits).
-FALLBACK = 0
+from .compiled import COUNTED, DONE, FALLBACK
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -476,14 +472,9 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
                 return FALLBACK
     # The fixed groups, and the constraints left on the open ones.
     fixed_mines = 0
-    n_open_cells = 0
     for g in range(n_groups):
         if lo[g] == hi[g]:
             fixed_mines += lo[g]
-        else:
-            n_open_cells += size[g]
-    if n_open_cells > _MAX_CELLS:
-        return FALLBACK
     rcs, rcg, rct, n_res = _open_part(cs, cg, ct, n_cons, lo, hi)
 
     # split_components: groups linked by a constraint; components by their first group.
@@ -704,10 +695,14 @@ def _finish(
             lct[nc] = rct[c]
             nc += 1
         cell_counts = np.zeros((m, length), dtype=np.int64)
+        if comp_cells[k] > _MAX_CELLS:
+            return FALLBACK
         if not _enumerate(sizes, lcs, lcg, lct, nc, comp_counts[k], cell_counts):
             return FALLBACK
         for q in range(m):
             group_counts[comp_groups[g0 + q]] = cell_counts[q]
+        if p + 8 + 10 * (m + nc) + (comp_cells[k] + 1) * (m + 1) > len(out):
+            return FALLBACK  # more than the room given (never on real boards)
         # Written now; the cells' numerators follow the combination below.
         out[p] = m
         p += 1
@@ -742,22 +737,11 @@ def _finish(
             num_at[g] = p  # the numerator, filled in below
             p += 1
 
-    # combine: each component a polynomial in its mines; the cells next to no number take
-    # the mines left over. Every number below is a count of layouts of at most the cells
-    # still open, times a few more bits: bounded first, so that 64 bits surely hold them.
-    n_open = n_free
-    for k in range(n_comp):
-        n_open += comp_cells[k]
-    if left < 0:
-        return FALLBACK
-    widest = min(left, n_open // 2)
-    bits = _log2_binomial(n_open, widest) + math.log2(n_open + 1.0) + math.log2(left + 1.0)
-    if bits > _SAFE_BITS:
-        return FALLBACK
+    out[p] = n_free
+    out[p + 1] = 0  # the free cells' numerator, filled in below
+    out[1] = p + 2
     first = np.zeros(max(n_comp, 1), dtype=np.int64)
     last = np.zeros(max(n_comp, 1), dtype=np.int64)
-    lowest = 0
-    everything = np.ones(1, dtype=np.int64)
     for k in range(n_comp):
         first[k] = -1
         for x in range(comp_cells[k] + 1):
@@ -765,8 +749,26 @@ def _finish(
                 if first[k] < 0:
                     first[k] = x
                 last[k] = x
-        if first[k] < 0:
+        if first[k] < 0:  # a component without solutions
             return FALLBACK
+    if left < 0:
+        return FALLBACK
+
+    # combine: each component a polynomial in its mines; the cells next to no number take
+    # the mines left over. Every number below counts layouts of at most the open cells
+    # (times a few more bits), or of the open frontier's cells: both are bounded first, and
+    # where 64 bits might not hold them, Python integers do this part.
+    n_open = n_free
+    for k in range(n_comp):
+        n_open += comp_cells[k]
+    widest = min(left, n_open // 2)
+    bits = _log2_binomial(n_open, widest) + math.log2(n_open + 1.0) + math.log2(left + 1.0)
+    if bits > _SAFE_BITS or n_open - n_free > _MAX_CELLS:
+        out[2] = left
+        return COUNTED
+    lowest = 0
+    everything = np.ones(1, dtype=np.int64)
+    for k in range(n_comp):
         lowest += first[k]
         everything = _convolve(everything, comp_counts[k, first[k] : last[k] + 1])
     free_ways = np.empty(len(everything), dtype=np.int64)
@@ -777,8 +779,11 @@ def _finish(
         layouts = everything[s] * free_ways[s]
         weight += layouts
         free_num += layouts * (left - lowest - s)
-    if weight == 0 or weight >= _EXACT_FLOAT:
+    if weight == 0:
         return FALLBACK
+    if weight >= _EXACT_FLOAT:  # beyond exact floats: Python makes the probability map
+        out[2] = left
+        return COUNTED
     for k in range(n_comp):
         others = np.ones(1, dtype=np.int64)
         for j in range(n_comp):
@@ -805,12 +810,9 @@ def _finish(
                 settled_start,
                 size,
             )
-    out[p] = n_free
     if n_free:
         free_num //= n_free
     out[p + 1] = free_num
-    p += 2
-    out[1] = p
     out[2] = weight
     # The rest of the probability map: revealed cells, flags, fixed groups, free cells.
     free_p = free_num / weight

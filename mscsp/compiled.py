@@ -20,20 +20,25 @@ from __future__ import annotations
 
 import os
 from functools import cache, lru_cache
+from math import comb
 from operator import itemgetter
-from types import ModuleType
 
 import numpy as np
 
 from .board import Board
 from .constraints import Component, ComponentCount
-from .probabilities import CellOdds, Solution
+from .errors import InconsistentBoardError
+from .probabilities import CellOdds, Solution, weigh_components
 
 #: Set (to anything but ``0``) to make :func:`mscsp.solve` take the pure path everywhere.
 PURE_ENV = "MSCSP_PURE"
 
-#: Kernel status codes (the first integer it writes).
-_DONE = 1
+#: What the kernel returns: the whole answer is written (probability map included);
+DONE = 1
+#: the components are counted, and Python integers must weigh them together;
+COUNTED = 2
+#: the pure path must answer (an inconsistent board, or beyond the kernel's limits).
+FALLBACK = 0
 
 
 @cache
@@ -63,7 +68,14 @@ def _cells(flat: list[int], coords: list[tuple[int, int]]) -> tuple:
 
 
 def solve_small(board: Board) -> Solution | None:
-    """The solution of ``board`` by the kernel, or ``None`` where the pure path must answer."""
+    """The solution of ``board`` by the kernel, or ``None`` where the pure path must answer.
+
+    The kernel writes one array of integers: a header (status, length, weight or the mines
+    left), the groups fixed at neither none nor all of their cells (mines, size, cells), the
+    safe cells, the mines, then each component (sizes, constraints, counts, each group's
+    counts, each group's cells and numerator), then the cells next to no number (how many,
+    numerator). Cells are row-major indices.
+    """
     cells = board.cells
     if cells.dtype != np.int8 or not cells.flags.c_contiguous:
         return None
@@ -72,45 +84,41 @@ def solve_small(board: Board) -> Solution | None:
     probs = np.empty((rows, cols))
     free = np.empty((rows, cols), dtype=np.bool_)
     status = _kernel()(cells.reshape(-1), rows, cols, board.mines, out, probs, free)
-    if status != _DONE:
+    if status == FALLBACK:
         return None
     data = out[: out[1]].tolist()
     coords = _coords(rows, cols)
     odds = []
-    weight = data[2]
     fixed_weight = 1
-    i = 3
-    n = data[i]
-    i += 1
-    for _ in range(n):  # groups fixed at neither 0 nor all their cells
+    i = 4
+    for _ in range(data[3]):  # groups fixed at neither none nor all of their cells
         x, size, count = data[i : i + 3]
         i += 3
         odds.append(CellOdds(_cells(data[i : i + count], coords), x, size))
         i += count
-        fixed_weight *= _comb(size, x)
+        fixed_weight *= comb(size, x)
     for mine in (0, 1):  # the cells proven safe, then those proven mines
         count = data[i]
         i += 1
         if count:
             odds.append(CellOdds(_cells(data[i : i + count], coords), mine, 1))
             i += count
+    components = []
+    groups = []  # every component's groups' cells, in order, and their numerators
+    numerators = []
     n_comp = data[i]
     i += 1
-    components = []
     for _ in range(n_comp):
         m = data[i]
-        i += 1
-        sizes = tuple(data[i : i + m])
-        i += m
-        n_cons = data[i]
-        i += 1
+        sizes = tuple(data[i + 1 : i + 1 + m])
+        i += m + 1
         stated = []
-        for _ in range(n_cons):
-            length = data[i]
-            stated.append((tuple(data[i + 1 : i + 1 + length]), data[i + 1 + length]))
+        for _ in range(data[i]):
+            length = data[i + 1]
+            stated.append((tuple(data[i + 2 : i + 2 + length]), data[i + 2 + length]))
             i += length + 2
-        length = data[i]
-        i += 1
+        length = data[i + 1]
+        i += 2
         counts = tuple(data[i : i + length])
         i += length
         cell_counts = []
@@ -120,9 +128,9 @@ def solve_small(board: Board) -> Solution | None:
         group_cells = []
         for _ in range(m):
             count = data[i]
-            group = _cells(data[i + 1 : i + 1 + count], coords)
-            group_cells.append(group)
-            odds.append(CellOdds(group, data[i + 1 + count], weight))
+            group_cells.append(_cells(data[i + 1 : i + 1 + count], coords))
+            groups.append(group_cells[-1])
+            numerators.append(data[i + 1 + count])
             i += count + 2
         components.append(
             (
@@ -130,23 +138,15 @@ def solve_small(board: Board) -> Solution | None:
                 ComponentCount(counts, tuple(cell_counts)),
             )
         )
+    if status == COUNTED:  # the counts overflow 64 bits when combined: Python combines
+        try:
+            return weigh_components(board, odds, components, data[2], free, fixed_weight)
+        except InconsistentBoardError:
+            return None  # the pure path raises it, with its own words
+    weight = data[2]
+    odds += [CellOdds(group, num, weight) for group, num in zip(groups, numerators, strict=True)]
     if data[i]:
         odds.append(CellOdds(free, data[i + 1], weight))
     solution = Solution(board=board, odds=odds, components=components, weight=weight * fixed_weight)
     solution.__dict__["probabilities"] = probs
     return solution
-
-
-def _comb(n: int, k: int) -> int:
-    from math import comb
-
-    return comb(n, k)
-
-
-def numba_module() -> ModuleType | None:
-    """numba, when installed (for tests and benchmarks that report its version)."""
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba
