@@ -30,8 +30,11 @@ from .constraints import Component, ComponentCount
 from .errors import InconsistentBoardError
 from .probabilities import CellOdds, Solution, weigh_components
 
-#: Set (to anything but ``0``) to make :func:`mscsp.solve` take the pure path everywhere.
+#: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
+#: the pure path everywhere, as when numba is missing.
 PURE_ENV = "MSCSP_PURE"
+#: Whether :func:`mscsp.solve` may take this path (tests switch it off to compare).
+enabled = os.environ.get(PURE_ENV, "0") == "0"
 
 #: What the kernel returns: the whole answer is written (probability map included);
 DONE = 1
@@ -53,9 +56,14 @@ def _kernel():
     return module.solve_flat
 
 
+def numba_missing() -> bool:
+    """Whether numba cannot be imported here (the compiled path then never runs)."""
+    return _kernel() is None
+
+
 def available() -> bool:
     """Whether the compiled path can run here (numba importable, not switched off)."""
-    return os.environ.get(PURE_ENV, "0") == "0" and _kernel() is not None
+    return enabled and _kernel() is not None
 
 
 @lru_cache(maxsize=64)

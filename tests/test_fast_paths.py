@@ -1,16 +1,21 @@
-"""The small-board fast paths give exactly what the general code gives."""
+"""The small-board fast paths give exactly what the general code gives: the pure road for
+small boards against the array code, and the compiled kernel (``mscsp.compiled``, when
+numba is installed) against the pure path."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from math import comb, prod
 
 import numpy as np
 import pytest
+from conftest import repo_env
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import mscsp
-from mscsp import constraints
+from mscsp import compiled, constraints
 from mscsp.backends import dss
 from mscsp.backends.brute import BruteBackend
 from mscsp.board import COVERED, FLAG, Board
@@ -149,7 +154,10 @@ def test_small_build_matches_general_on_random_boards(shape, seed, mines):
 
 def _solution(board: Board):
     """Everything ``mscsp.solve`` answers, masks as lists (so answers compare with ==)."""
-    solution = mscsp.solve(board)
+    return _answer(mscsp.solve(board))
+
+
+def _answer(solution):
     odds = [
         (odd.cells.tolist() if isinstance(odd.cells, np.ndarray) else odd.cells, odd.num, odd.den)
         for odd in solution.odds
@@ -166,6 +174,13 @@ def _general_solution(board: Board):
         constraints.SMALL_BOARD = saved
 
 
+@pytest.fixture
+def pure(monkeypatch):
+    """``mscsp.solve`` on the pure path only (the compiled kernel switched off)."""
+    monkeypatch.setattr(compiled, "enabled", False)
+
+
+@pytest.mark.usefixtures("pure")
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_solve_on_the_small_road_matches_the_general_one(preset):
     """Every position of real games, as they come and with half the known mines flagged:
@@ -184,6 +199,7 @@ def test_solve_on_the_small_road_matches_the_general_one(preset):
     assert compared >= 40
 
 
+@pytest.mark.usefixtures("pure")
 @settings(max_examples=60, deadline=None)
 @given(
     shape=st.tuples(st.integers(2, 7), st.integers(2, 7)),
@@ -262,3 +278,172 @@ def test_loose_components_leave_the_enumeration_for_the_merged_search():
     count = dss.count_component(component)
     assert count.counts == tuple(comb(16, 8) if k == 8 else 0 for k in range(17))
     assert count.cell_counts == ((tuple(comb(15, 7) if k == 8 else 0 for k in range(17)),) * 16)
+
+
+needs_numba = pytest.mark.skipif(
+    compiled.numba_missing(), reason="the compiled path needs numba (pip install 'mscsp[fast]')"
+)
+
+
+def _outcome_of(board: Board, use_kernel: bool):
+    """``mscsp.solve``'s whole answer on one path, or its error's class and words."""
+    saved = compiled.enabled
+    compiled.enabled = use_kernel
+    try:
+        return _answer(mscsp.solve(board))
+    except InconsistentBoardError as error:
+        return ("error", type(error), str(error), error.cell)
+    finally:
+        compiled.enabled = saved
+
+
+@needs_numba
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_compiled_path_matches_the_pure_one_on_real_games(preset):
+    """Every position of 12 real games per preset, as they come and with every other known
+    mine flagged: the same odds (cells, in order), components, counts, weight and
+    probability bytes. The kernel answers most of them itself (the rest it hands back)."""
+    rows, cols, mines = PRESETS[preset]
+    answered = compared = 0
+    for g in range(12):
+        game = Game(rows, cols, mines, seed=[17, g])
+        for k, board in enumerate(game_positions(game, first=(0, 0))):
+            cells = board.cells.copy()
+            for r, c in np.argwhere(game.mine & (cells == COVERED))[k % 2 :: 2]:
+                cells[r, c] = FLAG
+            for position in (board, Board(cells, mines)):
+                assert _outcome_of(position, True) == _outcome_of(position, False)
+                answered += compiled.solve_small(position) is not None
+                compared += 1
+    assert answered >= 0.9 * compared
+
+
+@needs_numba
+@settings(max_examples=200, deadline=None)
+@given(
+    preset=st.sampled_from(list(PRESETS)),
+    game=st.integers(0, 10_000),
+    step=st.floats(0, 1),
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, 29), st.integers(0, 29), st.sampled_from([COVERED, FLAG, 0, 1, 3, 8])
+        ),
+        max_size=4,
+    ),
+    extra_mines=st.integers(-3, 3),
+)
+def test_compiled_path_matches_the_pure_one_on_edited_positions(
+    preset, game, step, edits, extra_mines
+):
+    """Real-game positions with cells changed and the mine count moved (most of them
+    inconsistent): the same answer, or the same error class, words and cell."""
+    rows, cols, mines = PRESETS[preset]
+    boards = list(game_positions(mscsp.Game(rows, cols, mines, seed=[19, game]), first=(0, 0)))
+    board = boards[min(len(boards) - 1, int(step * len(boards)))]
+    cells = board.cells.copy()
+    for r, c, code in edits:
+        cells[r % rows, c % cols] = code
+    edited = Board(cells, max(0, mines + extra_mines))
+    assert _outcome_of(edited, True) == _outcome_of(edited, False)
+
+
+@needs_numba
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    seed=st.integers(0, 2**32 - 1),
+    mines=st.integers(0, 40),
+)
+def test_compiled_path_matches_the_pure_one_on_random_boards(shape, seed, mines):
+    """Any shape and any mix of codes (mostly inconsistent boards): the same answer or
+    the same error."""
+    rng = np.random.default_rng(seed)
+    codes = np.array([COVERED, COVERED, COVERED, FLAG, 0, 1, 2, 3, 8], dtype=np.int8)
+    board = Board(rng.choice(codes, size=shape), mines)
+    assert _outcome_of(board, True) == _outcome_of(board, False)
+
+
+@needs_numba
+@settings(max_examples=100, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 7), st.integers(1, 7)),
+    density=st.floats(0.1, 0.35),
+    seed=st.integers(0, 2**32 - 1),
+    step=st.floats(0, 1),
+    flag=st.booleans(),
+)
+def test_compiled_path_matches_the_brute_force(shape, density, seed, step, flag):
+    """Positions of seeded games on small boards of any shape, with or without flags on
+    the mines: the kernel's own answer is what trying every placement gives."""
+    rows, cols = shape
+    assume(rows * cols >= 2)
+    mines = min(max(1, round(density * rows * cols)), rows * cols - 1)
+    game = Game(rows, cols, mines, seed=seed)
+    boards = list(game_positions(game, first=(0, 0)))
+    assume(boards)  # the first click may win the game
+    board = boards[min(len(boards) - 1, int(step * len(boards)))]
+    if flag:
+        cells = board.cells.copy()
+        cells[game.mine & (cells == COVERED)] = FLAG
+        board = Board(cells, mines)
+    covered = int(np.count_nonzero(board.cells == COVERED))
+    assume(comb(covered, mines - int(np.count_nonzero(board.cells == FLAG))) <= 20_000)
+    solution = compiled.solve_small(board)
+    assert solution is not None
+    assert solution.exact == brute_force(board)
+
+
+@needs_numba
+def test_compiled_path_hands_back_what_it_cannot_count():
+    """A component of 60 cells (a 3x60 strip under a row of numbers) is beyond the
+    kernel's 64-bit counts: it hands the board back, and ``solve`` answers on the pure
+    path, with the same answer as with the kernel switched off."""
+    cells = np.full((3, 60), COVERED, dtype=np.int8)
+    cells[1] = 1
+    board = Board(cells, 40)
+    assert compiled.solve_small(board) is None
+    assert _outcome_of(board, True) == _outcome_of(board, False)
+
+
+@needs_numba
+def test_compiled_path_weighs_big_counts_with_python_integers():
+    """On expert boards the ways to place the other mines exceed 64 bits: the kernel
+    counts the components, Python integers weigh them, and the answer is the pure one."""
+    rows, cols, mines = PRESETS["expert"]
+    board = next(
+        b
+        for b in game_positions(Game(rows, cols, mines, seed=[23, 0]), first=(0, 0))
+        if len(mscsp.solve(b).components) > 1
+    )
+    solution = compiled.solve_small(board)
+    assert solution is not None
+    assert "probabilities" not in solution.__dict__  # the map comes from the exact odds
+    assert solution.weight > 2**64
+    assert _answer(solution) == _outcome_of(board, False)
+
+
+def test_solve_falls_back_cleanly_without_numba():
+    """With numba missing (blocked from import) or the path switched off by the
+    environment, ``solve`` answers on the pure path, and ``import mscsp`` never loads
+    numba."""
+    code = (
+        "import sys; sys.modules['numba'] = None; import numpy, mscsp; "
+        "from mscsp import compiled; "
+        "s = mscsp.solve(mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10)); "
+        "print(compiled.available(), s.exact[(0, 0)])"
+    )
+    assert _run(code) == "False 10/81"
+    assert _run("import sys, mscsp; print('numba' in sys.modules)") == "False"
+    switched_off = "from mscsp import compiled; print(compiled.available())"
+    assert _run(switched_off, **{compiled.PURE_ENV: "1"}) == "False"
+
+
+def _run(code: str, **env: str) -> str:
+    """What ``code`` prints, run by a fresh interpreter on this checkout."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**repo_env(), **env},
+    ).stdout.strip()
