@@ -266,17 +266,19 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
     # build_system: every number's open cells and the mines it still needs, checked.
     open_nb = np.zeros(n, dtype=np.int64)
     need = np.zeros(n, dtype=np.int64)
-    near = np.empty(8 * n, dtype=np.int64)  # each cell's neighbours, in _DIRS order
+    near = np.empty(8 * n, dtype=np.int64)  # each number's neighbours, in _DIRS order
     n_near = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        r = i // cols
-        c = i - r * cols
-        for d in range(8):
-            rr = r + _DR[d]
-            cc = c + _DC[d]
-            if 0 <= rr < rows and 0 <= cc < cols:
-                near[8 * i + n_near[i]] = rr * cols + cc
-                n_near[i] += 1
+    for r in range(rows):
+        for c in range(cols):
+            i = r * cols + c
+            if cells[i] < 0:
+                continue
+            for d in range(8):
+                rr = r + _DR[d]
+                cc = c + _DC[d]
+                if 0 <= rr < rows and 0 <= cc < cols:
+                    near[8 * i + n_near[i]] = rr * cols + cc
+                    n_near[i] += 1
     for i in range(n):
         if cells[i] < 0:
             continue
@@ -379,41 +381,38 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
             begins_n[first] += 1
         group_cells[8 * g + size[g]] = j
         size[g] += 1
-    n_frontier_groups = n_groups
-    # The settled cells form up to two more groups: the safe ones, then the mines.
-    settled_cells = np.empty(n, dtype=np.int64)
-    settled_start = np.zeros(4, dtype=np.int64)  # [safe start, mines start, end]
-    n_settled = 0
-    settled_groups = 0
+    # Every group's cells in one list (row-major within a group): the frontier groups',
+    # then the settled cells as up to two more groups, the safe ones, then the mines.
+    cell_start = np.zeros(n_groups + 3, dtype=np.int64)
+    cell_list = np.empty(n, dtype=np.int64)
+    for g in range(n_groups):
+        cell_start[g + 1] = cell_start[g] + size[g]
+        for q in range(size[g]):
+            cell_list[cell_start[g] + q] = group_cells[8 * g + q]
     safe_group = -1
     mine_group = -1
     for rule in (2, 1):
-        begin = n_settled
+        end = cell_start[n_groups]
         for i in range(n):
             if mark[i] == rule:
-                settled_cells[n_settled] = i
-                n_settled += 1
-        if n_settled > begin:
+                cell_list[end] = i
+                end += 1
+        if end > cell_start[n_groups]:
             if rule == 2:
                 safe_group = n_groups
             else:
                 mine_group = n_groups
-            size[n_groups] = n_settled - begin
+            size[n_groups] = end - cell_start[n_groups]
+            cell_start[n_groups + 1] = end
             n_groups += 1
-            settled_groups += 1
-        settled_start[3 - rule] = n_settled
     # Covered cells next to no number.
-    n_free = 0
+    next_to_number = np.zeros(n, dtype=np.bool_)
     for i in range(n):
-        alone = cells[i] == COVERED
-        if alone:
-            for q in range(8 * i, 8 * i + n_near[i]):
-                if cells[near[q]] >= 0:
-                    alone = False
-                    break
-        free[i // cols, i % cols] = alone
-        if alone:
-            n_free += 1
+        for q in range(8 * i, 8 * i + n_near[i]):
+            next_to_number[near[q]] = True
+    free_flat = free.reshape(-1)
+    for i in range(n):
+        free_flat[i] = cells[i] == COVERED and not next_to_number[i]
 
     # reduce_system: propagation, the subset rule on what is left open, propagation again.
     lo = np.zeros(n_groups, dtype=np.int64)
@@ -536,9 +535,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
             out[p + 1] = size[g]
             out[p + 2] = size[g]
             p += 3
-            p = _write_cells(
-                out, p, g, n_frontier_groups, group_cells, settled_cells, settled_start, size
-            )
+            p = _write_cells(out, p, g, cell_start, cell_list)
     for mined in (0, 1):
         count_at = p
         p += 1
@@ -546,86 +543,39 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
             if lo[g] == hi[g] and (
                 (mined == 0 and lo[g] == 0) or (mined == 1 and lo[g] == size[g])
             ):
-                p = _write_cells(
-                    out, p, g, n_frontier_groups, group_cells, settled_cells, settled_start, size
-                )
+                p = _write_cells(out, p, g, cell_start, cell_list)
         out[count_at] = p - count_at - 1
-    return _finish(
-        out,
-        p,
-        probs,
-        free,
-        cells,
-        rows,
-        cols,
-        remaining - fixed_mines,
-        n_free,
-        n_comp,
-        comp_start,
-        comp_groups,
-        local,
-        comp_of,
-        size,
-        lo,
-        hi,
-        rcs,
-        rcg,
-        rct,
-        n_res,
-        n_frontier_groups,
-        group_cells,
-        settled_cells,
-        settled_start,
-    )
+    groups = (size[:n_groups], lo, hi, cell_start, cell_list)
+    residual = (rcs, rcg, rct, n_res)
+    comps = (n_comp, comp_start, comp_groups, local, comp_of)
+    return _finish(out, p, probs, free, cells, remaining - fixed_mines, groups, residual, comps)
 
 
 @njit(cache=True)
-def _write_cells(out, p, g, n_frontier_groups, group_cells, settled_cells, settled_start, size):
+def _write_cells(out, p, g, cell_start, cell_list):
     """Writes group ``g``'s cells at ``out[p:]``; returns the position after them."""
-    if g < n_frontier_groups:
-        for q in range(size[g]):
-            out[p + q] = group_cells[8 * g + q]
-    else:
-        # The settled groups: the safe cells' group first when there is one.
-        begin = (
-            settled_start[0]
-            if g == n_frontier_groups and settled_start[1] > 0
-            else settled_start[1]
-        )
-        for q in range(size[g]):
-            out[p + q] = settled_cells[begin + q]
-    return p + size[g]
+    for q in range(cell_start[g], cell_start[g + 1]):
+        out[p] = cell_list[q]
+        p += 1
+    return p
 
 
 @njit(cache=True)
-def _finish(
-    out,
-    p,
-    probs,
-    free,
-    cells,
-    rows,
-    cols,
-    left,
-    n_free,
-    n_comp,
-    comp_start,
-    comp_groups,
-    local,
-    comp_of,
-    size,
-    lo,
-    hi,
-    rcs,
-    rcg,
-    rct,
-    n_res,
-    n_frontier_groups,
-    group_cells,
-    settled_cells,
-    settled_start,
-):
-    """Counts the components, combines them and writes the rest of the answer."""
+def _finish(out, p, probs, free, cells, left, groups, residual, comps):
+    """Counts the components, combines them and writes the rest of the answer.
+
+    ``groups``: each group's size, bounds and cells; ``residual``: the constraints left
+    (CSR); ``comps``: the components (count, CSR of their groups, each group's index in
+    its component and its component).
+    """
+    size, lo, hi, cell_start, cell_list = groups
+    rcs, rcg, rct, n_res = residual
+    n_comp, comp_start, comp_groups, local, comp_of = comps
+    flat_probs = probs.reshape(-1)
+    free_flat = free.reshape(-1)
+    n_free = 0
+    for i in range(len(cells)):
+        n_free += free_flat[i]
     n_groups = len(lo)
     length = _MAX_CELLS + 1
     num_at = np.zeros(n_groups, dtype=np.int64)
@@ -731,9 +681,7 @@ def _finish(
         for q in range(m):
             g = comp_groups[g0 + q]
             out[p] = size[g]
-            p = _write_cells(
-                out, p + 1, g, n_frontier_groups, group_cells, settled_cells, settled_start, size
-            )
+            p = _write_cells(out, p + 1, g, cell_start, cell_list)
             num_at[g] = p  # the numerator, filled in below
             p += 1
 
@@ -799,64 +747,29 @@ def _finish(
             for x in range(len(ways)):
                 num += group_counts[g, first[k] + x] * ways[x]
             out[num_at[g]] = num
-            _paint(
-                probs,
-                cols,
-                g,
-                num / weight,
-                n_frontier_groups,
-                group_cells,
-                settled_cells,
-                settled_start,
-                size,
-            )
+            _paint(flat_probs, g, num / weight, cell_start, cell_list)
     if n_free:
         free_num //= n_free
     out[p + 1] = free_num
     out[2] = weight
     # The rest of the probability map: revealed cells, flags, fixed groups, free cells.
     free_p = free_num / weight
-    for i in range(rows * cols):
-        r = i // cols
-        c = i - r * cols
+    for i in range(len(cells)):
         v = cells[i]
         if v >= 0:
-            probs[r, c] = np.nan
+            flat_probs[i] = np.nan
         elif v == FLAG:
-            probs[r, c] = 1.0
-        elif free[r, c]:
-            probs[r, c] = free_p
+            flat_probs[i] = 1.0
+        elif free_flat[i]:
+            flat_probs[i] = free_p
     for g in range(n_groups):
         if lo[g] == hi[g]:
-            _paint(
-                probs,
-                cols,
-                g,
-                lo[g] / size[g],
-                n_frontier_groups,
-                group_cells,
-                settled_cells,
-                settled_start,
-                size,
-            )
+            _paint(flat_probs, g, lo[g] / size[g], cell_start, cell_list)
     return DONE
 
 
 @njit(cache=True)
-def _paint(
-    probs, cols, g, value, n_frontier_groups, group_cells, settled_cells, settled_start, size
-):
+def _paint(flat_probs, g, value, cell_start, cell_list):
     """Sets the probability of every cell of group ``g``."""
-    if g < n_frontier_groups:
-        for q in range(size[g]):
-            i = group_cells[8 * g + q]
-            probs[i // cols, i % cols] = value
-    else:
-        begin = (
-            settled_start[0]
-            if g == n_frontier_groups and settled_start[1] > 0
-            else settled_start[1]
-        )
-        for q in range(size[g]):
-            i = settled_cells[begin + q]
-            probs[i // cols, i % cols] = value
+    for q in range(cell_start[g], cell_start[g + 1]):
+        flat_probs[cell_list[q]] = value

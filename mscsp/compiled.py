@@ -88,7 +88,7 @@ def solve_small(board: Board) -> Solution | None:
     if cells.dtype != np.int8 or not cells.flags.c_contiguous:
         return None
     rows, cols = cells.shape
-    out = np.empty(64 * cells.size + 256, dtype=np.int64)
+    out = np.empty(8 * cells.size + 1024, dtype=np.int64)
     probs = np.empty((rows, cols))
     free = np.empty((rows, cols), dtype=np.bool_)
     status = _kernel()(cells.reshape(-1), rows, cols, board.mines, out, probs, free)
