@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from math import comb, prod
 
 import numpy as np
@@ -103,28 +104,29 @@ def test_small_build_matches_general_with_flags(preset):
     assert used
 
 
+@st.composite
+def _edited_positions(draw, tag: int, mine_shift: int = 0) -> Board:
+    """A position of a real game (preset, game and stage drawn; seeds ``[tag, game]``)
+    with up to 4 cells changed (flags, covered cells, wrong numbers) and the mine count
+    moved by up to ``mine_shift``."""
+    rows, cols, mines = PRESETS[draw(st.sampled_from(list(PRESETS)))]
+    game = mscsp.Game(rows, cols, mines, seed=[tag, draw(st.integers(0, 10_000))])
+    boards = list(game_positions(game, first=(0, 0)))
+    board = boards[min(len(boards) - 1, int(draw(st.floats(0, 1)) * len(boards)))]
+    cells = board.cells.copy()
+    codes = st.sampled_from([COVERED, FLAG, 0, 1, 3, 8])
+    for r, c, code in draw(
+        st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29), codes), max_size=4)
+    ):
+        cells[r % rows, c % cols] = code
+    return Board(cells, max(0, mines + draw(st.integers(-mine_shift, mine_shift))))
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    preset=st.sampled_from(list(PRESETS)),
-    game=st.integers(0, 10_000),
-    step=st.floats(0, 1),
-    edits=st.lists(
-        st.tuples(
-            st.integers(0, 29), st.integers(0, 29), st.sampled_from([COVERED, FLAG, 0, 1, 3, 8])
-        ),
-        max_size=4,
-    ),
-)
-def test_small_build_matches_general_on_edited_positions(preset, game, step, edits):
+@given(edited=_edited_positions(11))
+def test_small_build_matches_general_on_edited_positions(edited):
     """Real-game positions, some with cells changed (flags, covered cells, wrong numbers):
     the same system or the same error, naming the same cell."""
-    rows, cols, mines = PRESETS[preset]
-    boards = list(game_positions(mscsp.Game(rows, cols, mines, seed=[11, game]), first=(0, 0)))
-    board = boards[min(len(boards) - 1, int(step * len(boards)))]
-    cells = board.cells.copy()
-    for r, c, code in edits:
-        cells[r % rows, c % cols] = code
-    edited = Board(cells, mines)
     fast = _small(edited)
     if fast is not None:
         assert fast == _general(edited)
@@ -135,18 +137,20 @@ def test_small_build_of_an_untouched_board():
     assert _small(board) == _general(board)
 
 
+@st.composite
+def _random_boards(draw, codes: list[int]) -> Board:
+    """Any shape (one row, one column, one cell), cells drawn from ``codes``, 0-40 mines."""
+    shape = draw(st.tuples(st.integers(1, 12), st.integers(1, 12)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    cells = rng.choice(np.array(codes, dtype=np.int8), size=shape)
+    return Board(cells, draw(st.integers(0, 40)))
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    shape=st.tuples(st.integers(1, 12), st.integers(1, 12)),
-    seed=st.integers(0, 2**32 - 1),
-    mines=st.integers(0, 40),
-)
-def test_small_build_matches_general_on_random_boards(shape, seed, mines):
-    """Any shape (one row, one column, one cell) and any mix of codes, most of them
-    inconsistent: the same system or the same error."""
-    rng = np.random.default_rng(seed)
-    codes = np.array([COVERED, COVERED, FLAG, 0, 1, 2, 3, 8], dtype=np.int8)
-    board = Board(rng.choice(codes, size=shape), mines)
+@given(board=_random_boards([COVERED, COVERED, FLAG, 0, 1, 2, 3, 8]))
+def test_small_build_matches_general_on_random_boards(board):
+    """Any shape and any mix of codes, most of them inconsistent: the same system or the
+    same error."""
     fast = _small(board)
     if fast is not None:
         assert fast == _general(board)
@@ -180,43 +184,59 @@ def pure(monkeypatch):
     monkeypatch.setattr(compiled, "enabled", False)
 
 
+def _played(preset: str, games: int, tag: int) -> Iterator[Board]:
+    """Every position of real games (seeds ``[tag, g]``), as it comes and with every other
+    mine still covered flagged, as a player who flags what it proves sees it."""
+    rows, cols, mines = PRESETS[preset]
+    for g in range(games):
+        game = Game(rows, cols, mines, seed=[tag, g])
+        for k, board in enumerate(game_positions(game, first=(0, 0))):
+            cells = board.cells.copy()
+            for r, c in np.argwhere(game.mine & (cells == COVERED))[k % 2 :: 2]:
+                cells[r, c] = FLAG
+            yield board
+            yield Board(cells, mines)
+
+
 @pytest.mark.usefixtures("pure")
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_solve_on_the_small_road_matches_the_general_one(preset):
     """Every position of real games, as they come and with half the known mines flagged:
     the same odds (cells, in order), components, counts, weight and probability bytes."""
-    rows, cols, mines = PRESETS[preset]
     compared = 0
-    for g in range(8):
-        game = Game(rows, cols, mines, seed=[13, g])
-        for k, board in enumerate(game_positions(game, first=(0, 0))):
-            cells = board.cells.copy()
-            for r, c in np.argwhere(game.mine & (cells == COVERED))[k % 2 :: 2]:
-                cells[r, c] = FLAG
-            for position in (board, Board(cells, mines)):
-                assert _solution(position) == _general_solution(position)
-                compared += 1
+    for position in _played(preset, 8, tag=13):
+        assert _solution(position) == _general_solution(position)
+        compared += 1
     assert compared >= 40
+
+
+@st.composite
+def _small_game_positions(draw, flags: bool = False) -> Board:
+    """A position of a seeded game on a small board of any shape (up to 7x7, density,
+    stage drawn), with the game's covered mines flagged when ``flags`` draws so, and few
+    enough layouts for the brute force."""
+    rows, cols = draw(st.tuples(st.integers(1, 7), st.integers(1, 7)))
+    assume(rows * cols >= 2)
+    mines = min(max(1, round(draw(st.floats(0.1, 0.35)) * rows * cols)), rows * cols - 1)
+    game = Game(rows, cols, mines, seed=draw(st.integers(0, 2**32 - 1)))
+    boards = list(game_positions(game, first=(0, 0)))
+    assume(boards)  # the first click may win the game
+    board = boards[min(len(boards) - 1, int(draw(st.floats(0, 1)) * len(boards)))]
+    if flags and draw(st.booleans()):
+        cells = board.cells.copy()
+        cells[game.mine & (cells == COVERED)] = FLAG
+        board = Board(cells, mines)
+    covered = int(np.count_nonzero(board.cells == COVERED))
+    assume(comb(covered, mines - int(np.count_nonzero(board.cells == FLAG))) <= 20_000)
+    return board
 
 
 @pytest.mark.usefixtures("pure")
 @settings(max_examples=60, deadline=None)
-@given(
-    shape=st.tuples(st.integers(2, 7), st.integers(2, 7)),
-    density=st.floats(0.1, 0.3),
-    seed=st.integers(0, 2**32 - 1),
-    step=st.floats(0, 1),
-)
-def test_solve_on_the_small_road_matches_the_brute_force(shape, density, seed, step):
+@given(board=_small_game_positions())
+def test_solve_on_the_small_road_matches_the_brute_force(board):
     """Positions of seeded games on small boards of any shape: the exact probabilities
     are those of trying every placement of the mines."""
-    rows, cols = shape
-    mines = max(1, round(density * rows * cols))
-    boards = list(game_positions(Game(rows, cols, mines, seed=seed), first=(0, 0)))
-    assume(boards)  # the first click may win the game
-    board = boards[min(len(boards) - 1, int(step * len(boards)))]
-    covered = int(np.count_nonzero(board.cells == COVERED))
-    assume(comb(covered, mines - int(np.count_nonzero(board.cells == FLAG))) <= 20_000)
     assert mscsp.solve(board).exact == brute_force(board)
 
 
@@ -303,91 +323,38 @@ def test_compiled_path_matches_the_pure_one_on_real_games(preset):
     """Every position of 12 real games per preset, as they come and with every other known
     mine flagged: the same odds (cells, in order), components, counts, weight and
     probability bytes. The kernel answers most of them itself (the rest it hands back)."""
-    rows, cols, mines = PRESETS[preset]
     answered = compared = 0
-    for g in range(12):
-        game = Game(rows, cols, mines, seed=[17, g])
-        for k, board in enumerate(game_positions(game, first=(0, 0))):
-            cells = board.cells.copy()
-            for r, c in np.argwhere(game.mine & (cells == COVERED))[k % 2 :: 2]:
-                cells[r, c] = FLAG
-            for position in (board, Board(cells, mines)):
-                assert _outcome_of(position, True) == _outcome_of(position, False)
-                answered += compiled.solve_small(position) is not None
-                compared += 1
+    for position in _played(preset, 12, tag=17):
+        assert _outcome_of(position, True) == _outcome_of(position, False)
+        answered += compiled.solve_small(position) is not None
+        compared += 1
     assert answered >= 0.9 * compared
 
 
 @needs_numba
 @settings(max_examples=200, deadline=None)
-@given(
-    preset=st.sampled_from(list(PRESETS)),
-    game=st.integers(0, 10_000),
-    step=st.floats(0, 1),
-    edits=st.lists(
-        st.tuples(
-            st.integers(0, 29), st.integers(0, 29), st.sampled_from([COVERED, FLAG, 0, 1, 3, 8])
-        ),
-        max_size=4,
-    ),
-    extra_mines=st.integers(-3, 3),
-)
-def test_compiled_path_matches_the_pure_one_on_edited_positions(
-    preset, game, step, edits, extra_mines
-):
+@given(edited=_edited_positions(19, mine_shift=3))
+def test_compiled_path_matches_the_pure_one_on_edited_positions(edited):
     """Real-game positions with cells changed and the mine count moved (most of them
     inconsistent): the same answer, or the same error class, words and cell."""
-    rows, cols, mines = PRESETS[preset]
-    boards = list(game_positions(mscsp.Game(rows, cols, mines, seed=[19, game]), first=(0, 0)))
-    board = boards[min(len(boards) - 1, int(step * len(boards)))]
-    cells = board.cells.copy()
-    for r, c, code in edits:
-        cells[r % rows, c % cols] = code
-    edited = Board(cells, max(0, mines + extra_mines))
     assert _outcome_of(edited, True) == _outcome_of(edited, False)
 
 
 @needs_numba
 @settings(max_examples=300, deadline=None)
-@given(
-    shape=st.tuples(st.integers(1, 12), st.integers(1, 12)),
-    seed=st.integers(0, 2**32 - 1),
-    mines=st.integers(0, 40),
-)
-def test_compiled_path_matches_the_pure_one_on_random_boards(shape, seed, mines):
+@given(board=_random_boards([COVERED, COVERED, COVERED, FLAG, 0, 1, 2, 3, 8]))
+def test_compiled_path_matches_the_pure_one_on_random_boards(board):
     """Any shape and any mix of codes (mostly inconsistent boards): the same answer or
     the same error."""
-    rng = np.random.default_rng(seed)
-    codes = np.array([COVERED, COVERED, COVERED, FLAG, 0, 1, 2, 3, 8], dtype=np.int8)
-    board = Board(rng.choice(codes, size=shape), mines)
     assert _outcome_of(board, True) == _outcome_of(board, False)
 
 
 @needs_numba
 @settings(max_examples=100, deadline=None)
-@given(
-    shape=st.tuples(st.integers(1, 7), st.integers(1, 7)),
-    density=st.floats(0.1, 0.35),
-    seed=st.integers(0, 2**32 - 1),
-    step=st.floats(0, 1),
-    flag=st.booleans(),
-)
-def test_compiled_path_matches_the_brute_force(shape, density, seed, step, flag):
+@given(board=_small_game_positions(flags=True))
+def test_compiled_path_matches_the_brute_force(board):
     """Positions of seeded games on small boards of any shape, with or without flags on
     the mines: the kernel's own answer is what trying every placement gives."""
-    rows, cols = shape
-    assume(rows * cols >= 2)
-    mines = min(max(1, round(density * rows * cols)), rows * cols - 1)
-    game = Game(rows, cols, mines, seed=seed)
-    boards = list(game_positions(game, first=(0, 0)))
-    assume(boards)  # the first click may win the game
-    board = boards[min(len(boards) - 1, int(step * len(boards)))]
-    if flag:
-        cells = board.cells.copy()
-        cells[game.mine & (cells == COVERED)] = FLAG
-        board = Board(cells, mines)
-    covered = int(np.count_nonzero(board.cells == COVERED))
-    assume(comb(covered, mines - int(np.count_nonzero(board.cells == FLAG))) <= 20_000)
     solution = compiled.solve_small(board)
     assert solution is not None
     assert solution.exact == brute_force(board)
