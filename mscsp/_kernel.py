@@ -756,10 +756,10 @@ def _finish(out, p, probs, free, cells, left, groups, residual, comps):
     free_p = free_num / weight
     for i in range(len(cells)):
         v = cells[i]
-        if v >= 0:
-            flat_probs[i] = np.nan
-        elif v == FLAG:
+        if v == FLAG:
             flat_probs[i] = 1.0
+        elif v != COVERED:
+            flat_probs[i] = np.nan
         elif free_flat[i]:
             flat_probs[i] = free_p
     for g in range(n_groups):
