@@ -360,14 +360,28 @@ def test_compiled_path_matches_the_brute_force(board):
     assert solution.exact == brute_force(board)
 
 
-@needs_numba
-def test_compiled_path_hands_back_what_it_cannot_count():
-    """A component of 60 cells (a 3x60 strip under a row of numbers) is beyond the
-    kernel's 64-bit counts: it hands the board back, and ``solve`` answers on the pure
-    path, with the same answer as with the kernel switched off."""
+#: A strip of bench/stress.jsonl: one component of 40 cells, too loose to enumerate in the
+#: kernel's node budget.
+_LOOSE_STRIP = """40x3x37
+????????????????????????????????????????
+F4F3F3F3F3F4F3F3F4F3F3F4F3F3F3F4F4F3F3F2
+1212121212121212121212121212121212121211
+"""
+
+
+def _long_strip() -> Board:
+    """A 3x60 strip under a row of numbers: one component of 120 cells, beyond 64 bits."""
     cells = np.full((3, 60), COVERED, dtype=np.int8)
     cells[1] = 1
-    board = Board(cells, 40)
+    return Board(cells, 40)
+
+
+@needs_numba
+@pytest.mark.parametrize("board", [mscsp.parse_board(_LOOSE_STRIP), _long_strip()])
+def test_compiled_path_hands_back_what_it_cannot_count(board):
+    """Components beyond the kernel's limits (too many nodes to enumerate, too many
+    cells for 64-bit counts): it hands the board back, and ``solve`` answers on the pure
+    path, with the same answer as with the kernel switched off."""
     assert compiled.solve_small(board) is None
     assert _outcome_of(board, True) == _outcome_of(board, False)
 
