@@ -85,7 +85,7 @@ def solve_small(board: Board) -> Solution | None:
     numerator). Cells are row-major indices.
     """
     cells = board.cells
-    if cells.dtype != np.int8 or not cells.flags.c_contiguous:
+    if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
         return None
     rows, cols = cells.shape
     out = np.empty(8 * cells.size + 1024, dtype=np.int64)
@@ -146,7 +146,7 @@ def solve_small(board: Board) -> Solution | None:
                 ComponentCount(counts, tuple(cell_counts)),
             )
         )
-    if status == COUNTED:  # the counts overflow 64 bits when combined: Python combines
+    if status == COUNTED:  # combined, the counts might leave 64 bits: Python combines
         try:
             return weigh_components(board, odds, components, data[2], free, fixed_weight)
         except InconsistentBoardError:
