@@ -12,6 +12,7 @@ end). ``ms_toollib`` is a benchmark-only dependency (``pip install ms_toollib``)
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import platform
 import time
@@ -19,6 +20,7 @@ import time
 import numpy as np
 
 import mscsp
+from mscsp import compiled
 from mscsp.backends import get_backend
 from mscsp.board import COVERED, FLAG, Board
 from mscsp.game import PRESETS
@@ -186,6 +188,13 @@ def emit(lines: list[str], out: str | None) -> None:
             handle.write(table + "\n")
 
 
+def _path() -> str:
+    """Which road ``solve`` takes on small boards here (numba's version when compiled)."""
+    if compiled.available():
+        return f"compiled small-board path (numba {importlib.metadata.version('numba')})"
+    return "pure Python path"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per preset")
@@ -216,8 +225,8 @@ def main() -> None:
         f"{args.repeat} runs each, alternating; ratio = mscsp / ms_toollib (below 1: mscsp "
         "faster). In game: each position once, in game order, with one `CountCache` per "
         "game (counts of unchanged components reused), as a player solves. "
-        f"{platform.machine()}, Python {platform.python_version()}, load average {load} at "
-        "the end.",
+        f"{platform.machine()}, Python {platform.python_version()}, {_path()}, load average "
+        f"{load} at the end.",
         "",
     ]
     emit(header + summarise(records), args.out)

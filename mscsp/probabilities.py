@@ -291,12 +291,45 @@ def combine(
         odds.append(CellOdds(tuple(safe), 0, 1))
     if mines:
         odds.append(CellOdds(tuple(mines), 1, 1))
-    left = system.remaining - fixed_mines
-    n_free = system.n_unconstrained
+    return weigh_components(
+        board,
+        odds,
+        list(zip(reduction.components, counts, strict=True)),
+        system.remaining - fixed_mines,
+        system.unconstrained,
+        fixed_weight,
+        deadline,
+    )
+
+
+def weigh_components(
+    board: Board,
+    odds: list[CellOdds],
+    components: list[tuple[Component, ComponentCount]],
+    left: int,
+    unconstrained: np.ndarray,
+    fixed_weight: int = 1,
+    deadline: Deadline | None = None,
+) -> Solution:
+    """The second half of :func:`combine`: the components' counts weighed together.
+
+    Args:
+        board: The position.
+        odds: The fixed groups' odds (extended in place with every other cell's).
+        components: The free components with their counts.
+        left: Mines not flagged nor fixed.
+        unconstrained: Mask of the covered cells next to no number.
+        fixed_weight: Layouts of the groups fixed at neither none nor all of their cells.
+        deadline: Stops the work with :class:`~mscsp.errors.SolverLimitError` when passed.
+
+    Raises:
+        InconsistentBoardError: No placement of the remaining mines satisfies the board.
+    """
+    n_free = int(np.count_nonzero(unconstrained))
 
     # Each component's counts without their zero ends: (fewest mines, coefficients).
     polys = []
-    for count in counts:
+    for _, count in components:
         nonzero = [k for k, w in enumerate(count.counts) if w]
         if not nonzero:
             raise InconsistentBoardError("the revealed numbers contradict each other")
@@ -310,14 +343,13 @@ def combine(
     layouts = list(map(mul, everything, free))  # by number of mines on the frontier
     weight = sum(layouts)
     if weight == 0:
+        flags = int(np.count_nonzero(board.cells == FLAG))
         raise InconsistentBoardError(
-            f"no placement of the {system.remaining} unflagged mines satisfies the numbers"
+            f"no placement of the {board.mines - flags} unflagged mines satisfies the numbers"
         )
     # ways[k]: completions of the rest of the board when a component holds first + k mines.
     ways = _weights_down(tree, free, deadline) if polys else []
-    for (first, _), comp, count, comp_ways in zip(
-        polys, reduction.components, counts, ways, strict=True
-    ):
+    for (first, _), (comp, count), comp_ways in zip(polys, components, ways, strict=True):
         if deadline is not None:
             deadline.check()
         for cells, cell_count in zip(comp.cells, count.cell_counts, strict=True):
@@ -328,13 +360,8 @@ def combine(
         # where m = left - lowest - s mines are on the free cells.
         mines_free = range(left - lowest, left - lowest - len(layouts), -1)
         num = sum(map(mul, layouts, mines_free))
-        odds.append(CellOdds(system.unconstrained, num // n_free, weight))
-    return Solution(
-        board=board,
-        odds=odds,
-        components=list(zip(reduction.components, counts, strict=True)),
-        weight=weight * fixed_weight,
-    )
+        odds.append(CellOdds(unconstrained, num // n_free, weight))
+    return Solution(board=board, odds=odds, components=components, weight=weight * fixed_weight)
 
 
 def _product_tree(polys: list[list[int]], deadline: Deadline | None) -> list[list[list[int]]]:

@@ -10,6 +10,9 @@ The pipeline, one module per stage:
 4. :func:`~mscsp.probabilities.combine` weighs the counts with the ways to place the other
    mines on the cells no number touches.
 
+On small boards, when numba is installed, :mod:`mscsp.compiled` does all four in one
+compiled kernel and gives the same :class:`~mscsp.probabilities.Solution`.
+
 Every stage honours one time limit (``time_limit``) and grows with the frontier, not the
 board's area or the frontier's square.
 """
@@ -18,9 +21,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
+from .backends.dss import DssBackend
 from .board import Board
-from .constraints import Component, ComponentCount, build_system
+from .constraints import SMALL_BOARD, Component, ComponentCount, build_system
 from .deadline import Deadline
 from .errors import SolverLimitError
 from .probabilities import Solution, combine
@@ -49,6 +54,20 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
             needs more memory than there is.
     """
     counter = get_backend(backend, **options)
+    # Small boards for the default counter go through one compiled kernel when numba is
+    # installed (extra ``fast``): there the stages below cost a few hundred interpreted
+    # steps, which no rewrite in Python removed. It gives the same Solution, and hands
+    # back (None) every board it cannot answer exactly, which the stages below then do.
+    # With a time limit the stages below answer, as they check it as they go.
+    if (
+        type(counter) is DssBackend
+        and counter.time_limit is None
+        and board.cells.size <= SMALL_BOARD
+        and compiled.available()
+    ):
+        solution = compiled.solve_small(board)
+        if solution is not None:
+            return solution
     deadline = Deadline(counter.time_limit)
     try:
         system = build_system(board, deadline)

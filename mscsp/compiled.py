@@ -1,0 +1,160 @@
+"""The compiled small-board path of :func:`mscsp.solve` (numba, extra ``fast``).
+
+On a beginner board the pure pipeline spends its time in a few hundred small interpreted
+steps, spread over every stage. Here one compiled kernel does what the pipeline does, stage
+for stage (constraints from the numbers and the single-point rules, groups, propagation and
+the subset rule, components, their counts by enumeration, the combination with the cells
+next to no number), over the board's flat cell codes, and writes plain integers that
+:func:`solve` turns into the very :class:`~mscsp.probabilities.Solution` the pure path gives:
+the same odds in the same order, the same components and counts, the same weight and
+probability map. Counts are exact: the kernel works in 64-bit integers only where every
+number it computes provably fits (it bounds them first), and hands the position back to the
+pure path (which uses Python integers) otherwise, as it does for an inconsistent board (so
+that the error raised is the pure path's own) and for components too large to enumerate.
+
+numba is imported, and the kernel compiled or loaded from its on-disk cache, at the first
+small solve, not at ``import mscsp``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache, lru_cache
+from math import comb
+from operator import itemgetter
+
+import numpy as np
+
+from .board import Board
+from .constraints import Component, ComponentCount
+from .errors import InconsistentBoardError
+from .probabilities import CellOdds, Solution, weigh_components
+
+#: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
+#: the pure path everywhere, as when numba is missing.
+PURE_ENV = "MSCSP_PURE"
+#: Whether :func:`mscsp.solve` may take this path (tests switch it off to compare).
+enabled = os.environ.get(PURE_ENV, "0") == "0"
+
+#: What the kernel returns: the whole answer is written (probability map included);
+DONE = 1
+#: the components are counted, and Python integers must weigh them together;
+COUNTED = 2
+#: the pure path must answer (an inconsistent board, or beyond the kernel's limits).
+FALLBACK = 0
+
+
+@cache
+def _kernel():
+    """The compiled kernel, or ``None`` when numba is missing."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return None
+    from . import _kernel as module
+
+    return module.solve_flat
+
+
+def numba_missing() -> bool:
+    """Whether numba cannot be imported here (the compiled path then never runs)."""
+    return _kernel() is None
+
+
+def available() -> bool:
+    """Whether the compiled path can run here (numba importable, not switched off)."""
+    return enabled and _kernel() is not None
+
+
+@lru_cache(maxsize=64)
+def _coords(rows: int, cols: int) -> list[tuple[int, int]]:
+    return [divmod(i, cols) for i in range(rows * cols)]
+
+
+def _cells(flat: list[int], coords: list[tuple[int, int]]) -> tuple:
+    return itemgetter(*flat)(coords) if len(flat) > 1 else (coords[flat[0]],)
+
+
+def solve_small(board: Board) -> Solution | None:
+    """The solution of ``board`` by the kernel, or ``None`` where the pure path must answer.
+
+    The kernel writes one array of integers: a header (status, length, weight or the mines
+    left), the groups fixed at neither none nor all of their cells (mines, size, cells), the
+    safe cells, the mines, then each component (sizes, constraints, counts, each group's
+    counts, each group's cells and numerator), then the cells next to no number (how many,
+    numerator). Cells are row-major indices.
+    """
+    cells = board.cells
+    if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
+        return None
+    rows, cols = cells.shape
+    out = np.empty(8 * cells.size + 1024, dtype=np.int64)
+    probs = np.empty((rows, cols))
+    free = np.empty((rows, cols), dtype=np.bool_)
+    status = _kernel()(cells.reshape(-1), rows, cols, board.mines, out, probs, free)
+    if status == FALLBACK:
+        return None
+    data = out[: out[1]].tolist()
+    coords = _coords(rows, cols)
+    odds = []
+    fixed_weight = 1
+    i = 4
+    for _ in range(data[3]):  # groups fixed at neither none nor all of their cells
+        x, size, count = data[i : i + 3]
+        i += 3
+        odds.append(CellOdds(_cells(data[i : i + count], coords), x, size))
+        i += count
+        fixed_weight *= comb(size, x)
+    for mine in (0, 1):  # the cells proven safe, then those proven mines
+        count = data[i]
+        i += 1
+        if count:
+            odds.append(CellOdds(_cells(data[i : i + count], coords), mine, 1))
+            i += count
+    components = []
+    groups = []  # every component's groups' cells, in order, and their numerators
+    numerators = []
+    n_comp = data[i]
+    i += 1
+    for _ in range(n_comp):
+        m = data[i]
+        sizes = tuple(data[i + 1 : i + 1 + m])
+        i += m + 1
+        stated = []
+        for _ in range(data[i]):
+            length = data[i + 1]
+            stated.append((tuple(data[i + 2 : i + 2 + length]), data[i + 2 + length]))
+            i += length + 2
+        length = data[i + 1]
+        i += 2
+        counts = tuple(data[i : i + length])
+        i += length
+        cell_counts = []
+        for _ in range(m):
+            cell_counts.append(tuple(data[i : i + length]))
+            i += length
+        group_cells = []
+        for _ in range(m):
+            count = data[i]
+            group_cells.append(_cells(data[i + 1 : i + 1 + count], coords))
+            groups.append(group_cells[-1])
+            numerators.append(data[i + 1 + count])
+            i += count + 2
+        components.append(
+            (
+                Component(sizes, tuple(stated), tuple(group_cells)),
+                ComponentCount(counts, tuple(cell_counts)),
+            )
+        )
+    if status == COUNTED:  # combined, the counts might leave 64 bits: Python combines
+        try:
+            return weigh_components(board, odds, components, data[2], free, fixed_weight)
+        except InconsistentBoardError:
+            return None  # the pure path raises it, with its own words
+    weight = data[2]
+    odds += [CellOdds(group, num, weight) for group, num in zip(groups, numerators, strict=True)]
+    if data[i]:
+        odds.append(CellOdds(free, data[i + 1], weight))
+    solution = Solution(board=board, odds=odds, components=components, weight=weight * fixed_weight)
+    solution.__dict__["probabilities"] = probs
+    return solution
