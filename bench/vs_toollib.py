@@ -212,6 +212,7 @@ def main() -> None:
     args = parser.parse_args()
     import ms_toollib  # noqa: F401 - fail early when the peer is missing
 
+    compiled.load()  # no warm-up: every timed solve takes the road a long run keeps
     if args.corpus:
         emit(time_corpus(args.corpus, args.repeat), args.out)
         return

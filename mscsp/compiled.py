@@ -12,8 +12,8 @@ number it computes provably fits (it bounds them first), and hands the position 
 pure path (which uses Python integers) otherwise, as it does for an inconsistent board (so
 that the error raised is the pure path's own) and for components too large to enumerate.
 
-numba is imported, and the kernel compiled or loaded from its on-disk cache, at the first
-small solve, not at ``import mscsp``.
+numba is imported, and the kernel compiled or loaded from its on-disk cache, once a process
+has made ``WARMUP`` small solves (or at :func:`load`), never at ``import mscsp``.
 """
 
 from __future__ import annotations
@@ -64,6 +64,39 @@ def numba_missing() -> bool:
 def available() -> bool:
     """Whether the compiled path can run here (numba importable, not switched off)."""
     return enabled and _kernel() is not None
+
+
+#: Small solves a process makes on the pure path before it loads the kernel. Loading it
+#: (importing numba and reading its on-disk cache) costs about 0.4 s, and compiling it on a
+#: machine's first use about 20 s: a one-off solve (``mscsp probs``) should not pay that,
+#: while a process that solves many positions repays it after a few thousand.
+WARMUP = 100
+_warm = 0  # small solves made so far, up to WARMUP
+
+
+def ready() -> bool:
+    """Whether this small solve goes through the kernel (the first ``WARMUP`` do not).
+
+    Counts the solve towards the warm-up; :func:`load` skips what is left of it.
+    """
+    global _warm
+    if not enabled:
+        return False
+    if _warm < WARMUP:
+        _warm += 1
+        return False
+    return _kernel() is not None
+
+
+def load() -> bool:
+    """Loads the kernel now and ends the warm-up (for benchmarks and long runs).
+
+    Returns:
+        Whether the compiled path can run here.
+    """
+    global _warm
+    _warm = WARMUP
+    return available()
 
 
 @lru_cache(maxsize=64)

@@ -58,12 +58,13 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
     # installed (extra ``fast``): there the stages below cost a few hundred interpreted
     # steps, which no rewrite in Python removed. It gives the same Solution, and hands
     # back (None) every board it cannot answer exactly, which the stages below then do.
-    # With a time limit the stages below answer, as they check it as they go.
+    # With a time limit the stages below answer, as they check it as they go. The kernel is
+    # loaded only after a warm-up of small solves (see mscsp.compiled.WARMUP).
     if (
         type(counter) is DssBackend
         and counter.time_limit is None
         and board.cells.size <= SMALL_BOARD
-        and compiled.available()
+        and compiled.ready()
     ):
         solution = compiled.solve_small(board)
         if solution is not None:

@@ -12,7 +12,7 @@ from math import comb, prod
 import numpy as np
 import pytest
 from conftest import repo_env
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import mscsp
@@ -122,7 +122,8 @@ def _edited_positions(draw, tag: int, mine_shift: int = 0) -> Board:
     return Board(cells, max(0, mines + draw(st.integers(-mine_shift, mine_shift))))
 
 
-@settings(max_examples=200, deadline=None)
+# (Each example plays a game to draw its position: slow to generate by design.)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited=_edited_positions(11))
 def test_small_build_matches_general_on_edited_positions(edited):
     """Real-game positions, some with cells changed (flags, covered cells, wrong numbers):
@@ -309,6 +310,7 @@ def _outcome_of(board: Board, use_kernel: bool):
     """``mscsp.solve``'s whole answer on one path, or its error's class and words."""
     saved = compiled.enabled
     compiled.enabled = use_kernel
+    compiled.load()  # (no warm-up on the pure path first)
     try:
         return _answer(mscsp.solve(board))
     except InconsistentBoardError as error:
@@ -332,7 +334,7 @@ def test_compiled_path_matches_the_pure_one_on_real_games(preset):
 
 
 @needs_numba
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edited=_edited_positions(19, mine_shift=3))
 def test_compiled_path_matches_the_pure_one_on_edited_positions(edited):
     """Real-game positions with cells changed and the mine count moved (most of them
@@ -417,6 +419,19 @@ def test_solve_falls_back_cleanly_without_numba():
     assert _run("import sys, mscsp; print('numba' in sys.modules)") == "False"
     switched_off = "from mscsp import compiled; print(compiled.available())"
     assert _run(switched_off, **{compiled.PURE_ENV: "1"}) == "False"
+
+
+@needs_numba
+def test_kernel_is_loaded_only_after_the_warm_up():
+    """A process that solves a few small boards (``mscsp probs``) never loads numba; the
+    solve after ``WARMUP`` of them does."""
+    code = (
+        "import sys, numpy, mscsp; from mscsp import compiled; "
+        "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
+        "[mscsp.solve(b) for _ in range(compiled.WARMUP)]; before = 'numba' in sys.modules; "
+        "mscsp.solve(b); print(before, 'numba' in sys.modules)"
+    )
+    assert _run(code) == "False True"
 
 
 def _run(code: str, **env: str) -> str:
