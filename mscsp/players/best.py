@@ -148,9 +148,9 @@ class BestPlayer(CspPlayer):
         depth: Clicks the look-ahead scores its best candidates by: 1 (the next click's
             safety) or 2 (the best look-ahead score after each number, see
             :meth:`look_deeper`).
-        margin: At depth 2, candidates whose score is within this (absolute) of the best
-            are scored one click deeper...
-        width: ...at most this many of them, best first.
+        margin: At depth 2, the candidates whose score is within this (absolute) of the
+            best are scored one click deeper, at most ``width`` of them, the best first.
+        width: See ``margin``.
 
     Attributes:
         reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
@@ -209,6 +209,7 @@ class BestPlayer(CspPlayer):
         self.outgrown = math.inf
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
+        self.looked = []
         move, self.reason = self._guess(board, solution)
         return move
 
@@ -327,7 +328,7 @@ class BestPlayer(CspPlayer):
         """
         near = [item for item in scored[1:] if item[0] >= scored[0][0] - self.margin]
         top = [scored[0], *sorted(near, key=lambda item: -item[0])][: self.width]
-        self.looked = []
+        self.looked = []  # (called on its own, as well as by a guess)
         if len(top) == 1:
             return top[0][1]
         best, score = top[0][1], 0.0
