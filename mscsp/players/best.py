@@ -25,6 +25,11 @@ When no cell is certainly safe, in order:
    With ``looming``, a pair at 1/2 that one more mine (its *enabler*) would turn into a
    pseudo 50/50 charges every click that leaves it in the game with its risk (half the
    enabler's mine probability); its enabler becomes a candidate.
+   With ``depth=2``, the few best of them (score within ``margin`` of the best, at most
+   ``width``) are scored one click deeper: for every number a candidate could show, the
+   position after is worth the best look-ahead score there (over its own candidates; a
+   position with a certain cell, or a won one, is worth the most a score can be), and the
+   candidate with the highest expected worth is chosen (:meth:`BestPlayer.look_deeper`).
 5. **Domination.** With ``implied``, a cell that is certainly safe after every outcome of
    the chosen click (safe whenever the chosen cell is) and safer now is played first: if it
    is a mine, so is the chosen cell. Otherwise, if every outcome of the chosen click leaves
@@ -34,14 +39,15 @@ When no cell is certainly safe, in order:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..board import COVERED, FLAG, Board, neighbour_sum
-from ..errors import InconsistentBoardError
+from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
-from ..session import isolated_regions
+from ..session import GameSession, MineMemory, isolated_regions
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -139,6 +145,12 @@ class BestPlayer(CspPlayer):
         looming: Let the look-ahead charge a click that leaves a looming 50/50 in the game
             with its risk, and weigh the enablers that settle it.
         implied: Play a safer cell that the chosen one being safe implies safe, first.
+        depth: Clicks the look-ahead scores its best candidates by: 1 (the next click's
+            safety) or 2 (the best look-ahead score after each number, see
+            :meth:`look_deeper`).
+        margin: At depth 2, the candidates whose score is within this (absolute) of the
+            best are scored one click deeper, at most ``width`` of them, the best first.
+        width: See ``margin``.
 
     Attributes:
         reason: The rule behind the last guess: ``pair`` (forced 50/50), ``endgame``,
@@ -146,6 +158,9 @@ class BestPlayer(CspPlayer):
             ``dominated`` (a safer next cell played first), ``implied`` (a safer cell the
             chosen one implies safe played first), ``dead`` (nothing lives) or
             ``looming`` (the look-ahead, with looming 50/50s on the board).
+        looked: At depth 2, the candidates the last look-ahead scored one click deeper,
+            best first, each with its two-click value (``None`` when its evaluation stopped
+            early because it could not win).
     """
 
     name = "best"
@@ -161,6 +176,9 @@ class BestPlayer(CspPlayer):
         pseudo: bool = True,
         looming: bool = True,
         implied: bool = True,
+        depth: int = 1,
+        margin: float = 0.05,
+        width: int = 4,
     ):
         super().__init__(backend)
         self.tolerance = tolerance
@@ -171,14 +189,27 @@ class BestPlayer(CspPlayer):
         self.pseudo = pseudo
         self.looming = looming
         self.implied = implied
+        if depth not in (1, 2):
+            raise InvalidInputError(f"depth must be 1 or 2, not {depth}")
+        if width < 1:
+            raise InvalidInputError(f"width must be at least 1, not {width}")
+        self.depth = depth
+        self.margin = margin
+        self.width = width
+        # Positions one click ahead are solved in a session of their own, so the game's
+        # session stays at the real board.
+        self.ahead = GameSession(self.backend)
+        self.looked: list[tuple[Cell, float | None]] = []
         self.reason = ""
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
 
     def new_game(self) -> None:
         super().new_game()
+        self.ahead.reset()
         self.outgrown = math.inf
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
+        self.looked = []
         move, self.reason = self._guess(board, solution)
         return move
 
@@ -208,24 +239,21 @@ class BestPlayer(CspPlayer):
                 return cell, "pseudo"
         looming = looming_fifties(flagged, solution) if self.looming else []
         safety = 1.0 - solution.probabilities
-        best: Probe | None = None
-        dead: list[Probe] = []
-        score = 0.0
         cells = self.candidates(flagged, solution)
         cells += [c for c in self.settlers(flagged, looming, safety) if c not in cells]
-        for cell in cells:
+
+        def keep(cell: Cell) -> float:
             # A click that leaves a looming 50/50 in the game keeps its risk.
-            keep = math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
-            probe = self.probe(flagged, solution, cell, score / keep if best else None)
-            if probe.dead:
-                dead.append(probe)
-            elif probe.complete:
-                value = keep * self.score(probe)
-                if best is None or value > score + _EPS:
-                    best, score = probe, value
-        if best is None:
+            return math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
+
+        margin = self.margin if self.depth > 1 else 0.0
+        scored, dead = self.lookahead(flagged, solution, cells, keep, margin)
+        if not scored:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
             return dead[0].cell, "looming" if looming else "dead"
+        best = scored[0][1]
+        if self.depth > 1:
+            best = self.look_deeper(flagged, solution, scored, keep)
         # Domination: a cell that is safe whenever the chosen one is, and safer now, goes
         # first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
         safer = [c for c in best.implied if safety[c] > best.safety + _EPS]
@@ -235,6 +263,132 @@ class BestPlayer(CspPlayer):
         if nxt is not None and safety[nxt] > best.safety + _EPS:
             return nxt, "looming" if looming else "dominated"
         return best.cell, "looming" if looming else "lookahead"
+
+    def lookahead(
+        self,
+        board: Board,
+        solution: Solution,
+        cells: list[Cell],
+        keep: Callable[[Cell], float] = lambda cell: 1.0,
+        margin: float = 0.0,
+        memory: GameSession | None = None,
+    ) -> tuple[list[tuple[float, Probe]], list[Probe]]:
+        """Probes ``cells`` in turn, each stopped once it cannot come within ``margin``.
+
+        Args:
+            board: The position (proven mines flagged).
+            solution: Its solution.
+            cells: The candidates, in order.
+            keep: The factor a cell's score is multiplied by (looming risks it leaves).
+            margin: Probes are evaluated fully while they can score within this of the best.
+            memory: The session the position is solved in (the game's by default).
+
+        Returns:
+            The living probes evaluated fully with their scores, the best first (the first
+            in ``cells`` order among equal scores) and the others in ``cells`` order; and
+            the dead probes in ``cells`` order.
+        """
+        scored: list[tuple[float, Probe]] = []
+        dead: list[Probe] = []
+        score = 0.0
+        for cell in cells:
+            factor = keep(cell)
+            beat = (score - margin) / factor if scored else None
+            probe = self.probe(board, solution, cell, beat, memory)
+            if probe.dead:
+                dead.append(probe)
+            elif probe.complete:
+                value = factor * self.score(probe)
+                if not scored or value > score + _EPS:
+                    score = value
+                    scored.insert(0, (value, probe))
+                else:
+                    scored.append((value, probe))
+        return scored, dead
+
+    def look_deeper(
+        self,
+        board: Board,
+        solution: Solution,
+        scored: list[tuple[float, Probe]],
+        keep: Callable[[Cell], float] = lambda cell: 1.0,
+    ) -> Probe:
+        """The candidate with the best two-click value among the few best look-ahead scores.
+
+        The candidates scored within ``margin`` of the best (at most ``width``, best first)
+        are valued by :meth:`two_click`; evaluations stop as soon as they cannot beat the
+        best value so far. The values are kept in :attr:`looked`.
+
+        Args:
+            board: The position (proven mines flagged).
+            solution: Its solution.
+            scored: Probes with their look-ahead scores, the best first (as
+                :meth:`lookahead` gives them).
+            keep: The factor a cell's value is multiplied by (looming risks it leaves).
+        """
+        near = [item for item in scored[1:] if item[0] >= scored[0][0] - self.margin]
+        top = [scored[0], *sorted(near, key=lambda item: -item[0])][: self.width]
+        self.looked = []  # (called on its own, as well as by a guess)
+        if len(top) == 1:
+            return top[0][1]
+        best, score = top[0][1], 0.0
+        for i, (_, probe) in enumerate(top):
+            factor = keep(probe.cell)
+            value = self.two_click(board, solution, probe.cell, score / factor if i else None)
+            self.looked.append((probe.cell, None if value is None else factor * value))
+            if value is not None and (i == 0 or factor * value > score + _EPS):
+                best, score = probe, factor * value
+        return best
+
+    def two_click(
+        self, board: Board, solution: Solution, cell: Cell, beat: float | None = None
+    ) -> float | None:
+        """The expected look-ahead score after clicking ``cell`` (0 when it is a mine).
+
+        For every number the cell could show, the position after is worth the best
+        look-ahead score there (:meth:`worth`), weighted by the number's probability.
+
+        Args:
+            board: The position (proven mines flagged).
+            solution: Its solution.
+            cell: The cell to value.
+            beat: Stop (``None``) as soon as the value cannot exceed this.
+        """
+        top = 1.0 + self.progress_weight  # the most any score can be
+        left = 1.0 - float(solution.probabilities[cell])
+        value = 0.0
+        for number in self.numbers(board, solution, cell):
+            if beat is not None and value + left * top <= beat + _EPS:
+                return None
+            try:
+                after = self.memory.what_if(board, cell, number)
+            except InconsistentBoardError:
+                continue
+            if not after.weight:
+                continue
+            p = after.weight / solution.weight
+            left -= p
+            value += p * self.worth(after)
+        return value
+
+    def worth(self, after: Solution) -> float:
+        """The best look-ahead score in a solved position.
+
+        A position with a certain cell left to click, or a won one, is worth the most a
+        score can be (``1 + progress_weight``); otherwise the best score of its living
+        candidates, or of its dead ones when none lives.
+        """
+        top = 1.0 + self.progress_weight
+        if after.safe or all(odd.num == odd.den for odd in after.odds):
+            return top
+        board = after.board
+        # (Also keeps only this position's clusters in the session's cache.)
+        self.ahead.reduce(board)
+        cells = self.candidates(board, after, self.ahead)
+        scored, dead = self.lookahead(board, after, cells, memory=self.ahead)
+        if scored:
+            return scored[0][0]
+        return max(self.score(probe) for probe in dead)
 
     def settlers(self, board: Board, looming: list[Looming], safety: np.ndarray) -> list[Cell]:
         """Enablers of looming 50/50s that could beat the candidates once their risk counts.
@@ -255,15 +409,18 @@ class BestPlayer(CspPlayer):
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""
         return probe.survive2 + self.progress_weight * probe.progress
 
-    def candidates(self, board: Board, solution: Solution) -> list[Cell]:
+    def candidates(
+        self, board: Board, solution: Solution, memory: MineMemory | None = None
+    ) -> list[Cell]:
         """Living cells near the safest, safest first (row-major among equals).
 
         Every living frontier cell within ``tolerance`` of the safest cell, and a few
         unconstrained representatives when unconstrained cells are that safe. When no
         living cell is within reach, every living cell; when none lives, the safest cell.
+        ``memory`` is the session the position is solved in (the game's by default).
         """
         probs = solution.probabilities
-        unknown = self.memory.unknown(board)
+        unknown = (memory or self.memory).unknown(board)
         mines = (board.cells == FLAG) | (probs == 1.0)
         safety = np.where(unknown, 1.0 - probs, -1.0)
         bound = (1.0 - self.tolerance) * float(safety.max())
@@ -289,8 +446,27 @@ class BestPlayer(CspPlayer):
             return [c for _, c in living] + free
         return [ranked[0][1]]
 
+    def numbers(self, board: Board, solution: Solution, cell: Cell) -> list[int]:
+        """The numbers ``cell`` could show, likeliest first (nearest the expected one).
+
+        A probe that evaluates them in this order can stop soonest: its bound falls fastest.
+        """
+        rows, cols = board.shape
+        nbrs = neighbours(cell, rows, cols)
+        known = sum(1 for n in nbrs if board.cells[n] == FLAG)
+        open_ = sum(1 for n in nbrs if board.cells[n] == COVERED)
+        expected = known + sum(
+            float(solution.probabilities[n]) for n in nbrs if board.cells[n] == COVERED
+        )
+        return sorted(range(known, known + open_ + 1), key=lambda v: abs(v - expected))
+
     def probe(
-        self, board: Board, solution: Solution, cell: Cell, beat: float | None = None
+        self,
+        board: Board,
+        solution: Solution,
+        cell: Cell,
+        beat: float | None = None,
+        memory: GameSession | None = None,
     ) -> Probe:
         """Solves the position once per number ``cell`` could show.
 
@@ -299,11 +475,9 @@ class BestPlayer(CspPlayer):
             solution: Its solution.
             cell: The cell to probe.
             beat: Stop (``complete=False``) as soon as the score cannot exceed this.
+            memory: The session the position is solved in (the game's by default).
         """
-        rows, cols = board.shape
-        nbrs = neighbours(cell, rows, cols)
-        known = sum(1 for n in nbrs if board.cells[n] == FLAG)
-        open_ = sum(1 for n in nbrs if board.cells[n] == COVERED)
+        memory = memory or self.memory
         total = solution.weight
         safety = 1.0 - float(solution.probabilities[cell])
         left = safety  # probability of the outcomes not yet evaluated
@@ -311,11 +485,7 @@ class BestPlayer(CspPlayer):
         results: list[NextClick] = []
         implied: set[Cell] | None = None
         complete = True
-        # The likeliest numbers first (nearest the expected one): the bound then falls fastest.
-        expected = known + sum(
-            float(solution.probabilities[n]) for n in nbrs if board.cells[n] == COVERED
-        )
-        for value in sorted(range(known, known + open_ + 1), key=lambda v: abs(v - expected)):
+        for value in self.numbers(board, solution, cell):
             if (
                 beat is not None
                 and survive + left + self.progress_weight * (progress + left) <= beat + _EPS
@@ -323,7 +493,7 @@ class BestPlayer(CspPlayer):
                 complete = False
                 break
             try:
-                after = self.memory.what_if(board, cell, value)
+                after = memory.what_if(board, cell, value)
             except InconsistentBoardError:
                 continue
             if not after.weight:
