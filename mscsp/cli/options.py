@@ -63,13 +63,14 @@ class FiniteFloat(click.ParamType):
 
 
 def time_limit_option(default: float) -> Callable:
-    """``--time-limit SECONDS`` per component (0: none); hitting it exits with code 5."""
+    """``--time-limit SECONDS`` for the whole solve of the board (0: none); exit code 5."""
     return click.option(
         "--time-limit",
         type=FiniteFloat(0.0),
         default=default,
         show_default=True,
-        help="Seconds per component for every backend (0: no limit); hitting it exits 5.",
+        help="Seconds for the whole solve of the board, every stage (0: no limit); "
+        "hitting it exits 5.",
     )
 
 
