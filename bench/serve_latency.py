@@ -67,17 +67,18 @@ def free_port() -> int:
 
 def descendants(pid: int) -> set[int]:
     """Every live process below ``pid`` (Linux ``/proc``; empty elsewhere)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
     found: set[int] = set()
     todo = [pid]
     while todo:
         parent = todo.pop()
-        children: set[int] = set()
-        # Each thread lists the children it started (the server starts workers from threads).
-        for task in Path(f"/proc/{parent}/task").glob("*/children"):
-            try:
-                children |= {int(p) for p in task.read_text().split()}
-            except OSError:
-                continue
+        children = {child for child, ppid in parents.items() if ppid == parent}
         found |= children
         todo.extend(children)
     return found
