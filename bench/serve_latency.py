@@ -111,10 +111,15 @@ async def load(url: str, args: argparse.Namespace) -> dict:
         for board in small[:20]:  # warm the server's imports and caches
             (await http.post("/api/solve", json={"board": board})).raise_for_status()
 
-        async def hard_request(board: str) -> tuple[int, float]:
+        async def hard_request(board: str) -> dict:
             start = time.perf_counter()
             answer = await http.post("/api/solve", json={"board": board})
-            return answer.status_code, time.perf_counter() - start
+            error = answer.json().get("error", {})
+            return {
+                "status": answer.status_code,
+                "seconds": round(time.perf_counter() - start, 2),
+                "message": error.get("message"),
+            }
 
         hard_tasks = [asyncio.create_task(hard_request(b)) for b in hard]
         await asyncio.sleep(0.5)  # let the hard solves start
@@ -143,7 +148,7 @@ async def load(url: str, args: argparse.Namespace) -> dict:
         "p99_ms": round(percentile(ms, 99), 2),
         "max_ms": round(max(ms), 2) if ms else None,
         "slowest": sorted(((round(v, 1), i) for i, v in enumerate(ms)), reverse=True)[:5],
-        "hard": [{"status": s, "seconds": round(t, 2)} for s, t in hard_results],
+        "hard": hard_results,
     }
 
 
@@ -210,7 +215,7 @@ def main() -> None:
     )
     print(f"slowest (ms, request index): {result['slowest']}")
     for i, hard in enumerate(result["hard"]):
-        print(f"hard {i}: status {hard['status']} after {hard['seconds']} s")
+        print(f"hard {i}: status {hard['status']} after {hard['seconds']} s: {hard['message']}")
     print(
         f"server processes {result['server_processes']}; stopped in {result['shutdown_s']} s; "
         f"left behind: {result['left_behind'] or 'none'}"

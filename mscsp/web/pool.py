@@ -76,7 +76,8 @@ class Worker:
             if conn.poll(BOOT) and conn.recv() == TAKEN and conn.poll(limits.time_limit + grace):
                 return conn.recv()
             error = SolverLimitError(
-                f"the analyser's time limit of {limits.time_limit:g} s per request was hit"
+                f"the analyser's time limit of {limits.time_limit:g} s per request was hit "
+                "(its worker process was stopped)"
             )
         except (EOFError, OSError):  # killed (out of memory?) or stopped by close()
             error = SolverLimitError("the worker process solving this request stopped")
