@@ -61,16 +61,7 @@ class Worker:
     ) -> tuple[int, dict[str, Any]]:
         """``answer(handler, body, limits)`` in the worker, which gets the time limit plus
         ``grace`` seconds for it from when it takes the job; past that it is killed."""
-        with self.lock:
-            if self.process is None:
-                ours, theirs = self.context.Pipe()
-                self.process = self.context.Process(
-                    target=_work, args=(theirs,), name="mscsp-worker", daemon=True
-                )
-                self.process.start()
-                theirs.close()
-                self.conn = ours
-            conn = self.conn
+        conn = self.start()
         try:
             conn.send((handler, body, limits))
             if conn.poll(BOOT) and conn.recv() == TAKEN and conn.poll(limits.time_limit + grace):
@@ -83,6 +74,23 @@ class Worker:
             error = SolverLimitError("the worker process solving this request stopped")
         self.stop()
         return error_body(error)
+
+    def start(self) -> Connection:
+        """Starts the process unless it runs (it imports the library while we go on).
+
+        Returns:
+            The pipe to it.
+        """
+        with self.lock:
+            if self.process is None:
+                ours, theirs = self.context.Pipe()
+                self.process = self.context.Process(
+                    target=_work, args=(theirs,), name="mscsp-worker", daemon=True
+                )
+                self.process.start()
+                theirs.close()
+                self.conn = ours
+            return self.conn
 
     def stop(self) -> None:
         """Kills the process (its job, if any, is abandoned); the next call starts a new one."""
@@ -115,6 +123,7 @@ class WorkerPool:
         for worker in self.workers:
             self.idle.put(worker)
         self.closed = False
+        self.lock = threading.Lock()
 
     def call(
         self, handler: Handler, body: Any, limits: Limits, grace: float
@@ -123,6 +132,9 @@ class WorkerPool:
         worker = self.idle.get()
         try:
             result = None if self.closed else worker.call(handler, body, limits, grace)
+            with self.lock:
+                if not self.closed:  # one it had to kill: its successor starts now, not later
+                    worker.start()
         finally:
             self.idle.put(worker)
         if result is None or self.closed:  # closing stops the workers, which ends their calls
@@ -135,6 +147,7 @@ class WorkerPool:
 
     def close(self) -> None:
         """Stops every worker; a request still waiting on one is told the server is stopping."""
-        self.closed = True
+        with self.lock:
+            self.closed = True
         for worker in self.workers:
             worker.stop()
