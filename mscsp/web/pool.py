@@ -5,8 +5,8 @@ interpreter lock for most of its time limit, and every other request waits its t
 runs in its own process instead, where it cannot hold the server back. Each worker is a
 spawned interpreter (the server has threads, which ``fork`` would copy mid-state), started
 the first time a request needs it, so a server used only on small boards starts none. A
-worker that overruns its time limit, or dies, is killed and replaced by a fresh one at the
-next request: the pool never jams.
+worker that overruns its time limit, or dies, is killed and a fresh one started in its
+place at once: the pool never jams.
 """
 
 from __future__ import annotations
