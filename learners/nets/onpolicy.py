@@ -18,13 +18,13 @@ probability 0, where entropy is low).
 Layout of a run directory::
 
     dagger.json                 settings (a rerun must match; --rounds may grow)
-    round-01/data/              shards of round 1 (learners.data format, policy in meta)
+    round-01/data/              shards of round 1 (learners.nets.data format, policy in meta)
     round-01/model/             the train run of round 1 (model.msgpack, metrics.jsonl)
     round-01/eval.json          win rate of round 1's model (with eval games)
     rounds.json, rounds.png     one row per round: beta, positions, val metrics, win rate
 
-Every step resumes: shards through :func:`learners.data.generate`, training through
-:func:`learners.train.train`.
+Every step resumes: shards through :func:`learners.nets.data.generate`, training through
+:func:`learners.nets.train.train`.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import numpy as np
 
 from mscsp.errors import InvalidInputError
 
+from ..artefacts import model_path
 from .data import GenSpec, _write_json, csp_move, directory_totals, generate
 
 #: Round ``k`` plays games with seeds from ``seed + k * ROUND_SEED_STRIDE``: no round
@@ -80,9 +81,9 @@ def policy_record(
     Raises:
         InvalidInputError: No checkpoint at that path, or ``beta`` outside [0, 1].
     """
-    from .player import SAFE_BELOW, resolve
+    from .player import SAFE_BELOW
 
-    path = resolve(checkpoint)
+    path = model_path(checkpoint)
     if path.is_dir():
         path = path / "model.msgpack"
     if not path.is_file():
@@ -148,7 +149,7 @@ def policy_game_positions(
     with probability ``policy["beta"]`` the exact player's moves are played instead.
 
     Returns:
-        Arrays as :func:`learners.data.game_positions`, plus ``weight`` (uint8 per cell).
+        Arrays as :func:`learners.nets.data.game_positions`, plus ``weight`` (uint8 per cell).
     """
     from mscsp import Game, solve
     from mscsp.game import first_move
@@ -178,6 +179,21 @@ def policy_game_positions(
     out = {k: np.array(v, dtype=dtypes[k]).reshape(shape) for k, v in rows.items()}
     out["seed"] = np.full(len(out["cells"]), seed, dtype=np.int64)
     return out
+
+
+@dataclass(frozen=True)
+class LearnerPolicy:
+    """A round's games as :func:`learners.nets.data.generate` plays them (a ``GamePolicy``).
+
+    Attributes:
+        record: A :func:`policy_record` (what the shards record, and all the play needs).
+    """
+
+    record: dict[str, Any]
+
+    def __call__(self, spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarray]:
+        """Every position of game ``seed``: :func:`policy_game_positions`."""
+        return policy_game_positions(spec, seed, backend, self.record)
 
 
 @dataclass
@@ -248,12 +264,11 @@ def _check_run(cfg: DaggerConfig) -> None:
 
 
 def _model_name(checkpoint: str) -> str:
-    """The named config (:data:`learners.models.CONFIGS`) of a checkpoint's model."""
+    """The named config (:data:`learners.nets.models.CONFIGS`) of a checkpoint's model."""
     from .models import CONFIGS
-    from .player import resolve
     from .train import load_model
 
-    _, config, _ = load_model(resolve(checkpoint))
+    _, config, _ = load_model(model_path(checkpoint))
     for name, named in CONFIGS.items():
         if named == config:
             return name
@@ -307,7 +322,7 @@ def run_rounds(
             workers=workers,
             backend=cfg.backend,
             progress=progress,
-            policy=policy,
+            policy=LearnerPolicy(policy),
         )
         data_dirs.append(str(here / "data"))
         train_cfg = TrainConfig(
