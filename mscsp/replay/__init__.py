@@ -158,11 +158,13 @@ class ReplayRating:
         replay: The replay rated.
         clicks: One rating per click, in order.
         result: ``won``, ``lost`` or ``unfinished``.
+        final_board: The position after the last click (the mine hit shows covered).
     """
 
     replay: Replay
     clicks: list[ClickRating] = field(default_factory=list)
     result: str = "unfinished"
+    final_board: Board | None = None
 
     @property
     def luck(self) -> Fraction:
@@ -193,6 +195,7 @@ class ReplayRating:
             "clicks": len(self.clicks),
             "verdicts": counts,
             "guesses": sum(c.guess for c in self.clicks),
+            "guesses_survived": sum(c.guess and c.survived for c in self.clicks),
             "luck": float(luck),
             "luck_log10": _log10(luck),
             "avoidable_risks": len(self.avoidable),
@@ -224,7 +227,8 @@ def read_replay(data: bytes, name: str) -> Replay:
     ext = name.rsplit(".", 1)[-1].lower()
     if ext not in FORMATS:
         known = ", ".join(f".{k} ({v})" for k, v in FORMATS.items())
-        raise InvalidInputError(f"unknown replay format {name!r}: expected {known}")
+        shown = Path(name).name
+        raise InvalidInputError(f"unknown replay format {shown!r}: expected {known}")
     if not data:
         raise InvalidInputError("the replay file is empty")
     if len(data) > MAX_BYTES:
@@ -342,6 +346,7 @@ def rate_replay(replay: Replay, backend: Any = "dss", time_limit: float | None =
             if not survived:
                 click = _replace_survived(click)
             rating.clicks.append(click)
+    rating.final_board = game.board()
     rating.result = {GameState.WON: "won", GameState.LOST: "lost"}.get(game.state, "unfinished")
     return rating
 
@@ -418,5 +423,6 @@ def rating_json(rating: ReplayRating) -> dict[str, Any]:
         "mines": replay.mines,
         "layout": [[int(r), int(c)] for r, c in np.argwhere(replay.layout)],
         "clicks": clicks,
+        "final_board": rating.final_board.to_text(),
         "summary": rating.summary(),
     }
