@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MscspError, SolverLimitError
+from .replay_api import Upload, replay_request
 from .service import (
     ApiError,
     Limits,
@@ -123,10 +124,10 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-async def read_json(request: Request, max_body: int) -> Any:
-    """The request's JSON body, refused past ``max_body`` bytes or if not JSON."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise ApiError(415, "request", "send the request as application/json")
+async def read_body(request: Request, max_body: int, content_type: str) -> bytes:
+    """The request's body, refused past ``max_body`` bytes or if not of ``content_type``."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != content_type:
+        raise ApiError(415, "request", f"send the request as {content_type}")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_body:
         raise ApiError(413, "too_large", f"request larger than {max_body} bytes")
@@ -137,8 +138,14 @@ async def read_json(request: Request, max_body: int) -> Any:
         if size > max_body:
             raise ApiError(413, "too_large", f"request larger than {max_body} bytes")
         chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, max_body: int) -> Any:
+    """The request's JSON body, refused past ``max_body`` bytes or if not JSON."""
+    data = await read_body(request, max_body, "application/json")
     try:
-        return json.loads(b"".join(chunks), parse_constant=_reject_constant)
+        return json.loads(data, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, "request", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
@@ -177,6 +184,14 @@ def create_app(
 
         return answer
 
+    async def post_replay(request: Request) -> Response:
+        try:
+            data = await read_body(request, limits.max_body, "application/octet-stream")
+            upload = Upload(request.query_params.get("name", ""), data)
+            return JSONResponse(await runner.run(replay_request, upload))
+        except (ApiError, MscspError) as exc:
+            return _error_response(exc)
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
@@ -203,6 +218,7 @@ def create_app(
             Route("/api/solve", endpoint(solve_request), methods=["POST"]),
             Route("/api/play", endpoint(play_request), methods=["POST"]),
             Route("/api/suggest", endpoint(suggest_request), methods=["POST"]),
+            Route("/api/replay", post_replay, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

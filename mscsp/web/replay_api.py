@@ -1,0 +1,48 @@
+"""``POST /api/replay``: a replay file uploaded as raw bytes, rated click by click.
+
+The page sends the file's bytes as ``application/octet-stream`` (a type other sites' forms
+cannot send, as the JSON endpoints require JSON) with the file name in the query
+(``/api/replay?name=game.evf``): the extension picks the format. The answer is
+:func:`mscsp.replay.rating_json`; the page then asks ``/api/solve`` for each step's heat map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..backends import get_backend
+from ..replay import rate_replay, rating_json, read_replay
+from .service import ApiError, DeadlineBackend, Limits
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded replay file.
+
+    Attributes:
+        name: The file name the page gave (its extension picks the format).
+        data: The file's bytes.
+    """
+
+    name: str
+    data: bytes
+
+
+def replay_request(upload: Upload, limits: Limits) -> dict[str, Any]:
+    """Reads and rates an uploaded replay under the server's limits.
+
+    The board must fit ``limits.max_cells`` (else 413 ``too_large``); every solve of the
+    game shares one ``limits.time_limit``.
+    """
+    replay = read_replay(upload.data, upload.name)
+    if replay.rows * replay.cols > limits.max_cells:
+        raise ApiError(
+            413,
+            "too_large",
+            f"replay board {replay.cols}x{replay.rows} has {replay.rows * replay.cols} cells; "
+            f"this server solves at most {limits.max_cells}",
+        )
+    seconds = limits.time_limit
+    rating = rate_replay(replay, DeadlineBackend(get_backend("dss", time_limit=seconds), seconds))
+    return rating_json(rating)
