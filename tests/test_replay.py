@@ -19,8 +19,7 @@ from mscsp.board import COVERED, FLAG  # noqa: E402
 from mscsp.brute import brute_force  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
 from mscsp.game import Game  # noqa: E402
-from mscsp.replay import rate_replay, read_replay  # noqa: E402
-from mscsp.replay import _replay_from  # noqa: E402
+from mscsp.replay import _replay_from, rate_replay, read_replay  # noqa: E402
 
 
 def ms_pluck(data: bytes) -> list[float]:
@@ -127,7 +126,8 @@ def chord_game(seed: int) -> tuple[Game, list]:
             safe = [x for x in near if not game.mine[x]]
             if safe and len(safe) < len(near):
                 wrong = next(
-                    (int(i), int(j)) for i, j in np.argwhere((game.view == COVERED) & ~game.mine)
+                    (int(i), int(j))
+                    for i, j in np.argwhere((game.view == COVERED) & ~game.mine)
                     if (int(i), int(j)) not in near
                 )
                 flags = [x for x in near if game.mine[x]]
@@ -218,8 +218,15 @@ def test_other_game_mode_is_refused(game_file: bytes) -> None:
 
 def test_replay_that_opens_nothing_is_refused() -> None:
     raw = {
-        "rows": 3, "cols": 3, "mines": 1, "mode": 0, "software": "", "player": "",
-        "completed": False, "board": [[-1, 1, 0], [1, 1, 0], [0, 0, 0]], "actions": [],
+        "rows": 3,
+        "cols": 3,
+        "mines": 1,
+        "mode": 0,
+        "software": "",
+        "player": "",
+        "completed": False,
+        "board": [[-1, 1, 0], [1, 1, 0], [0, 0, 0]],
+        "actions": [],
     }
     with pytest.raises(InvalidInputError, match="opens no cell"):
         _replay_from(raw, "evf")
@@ -241,7 +248,10 @@ def test_cli_table_and_json(tmp_path, game_file: bytes) -> None:
     assert out["summary"]["result"] == "won"
     assert len(out["clicks"]) == out["summary"]["clicks"]
     assert {c["verdict"] for c in out["clicks"]} <= {
-        "forced", "certain", "best guess", "avoidable risk"
+        "forced",
+        "certain",
+        "best guess",
+        "avoidable risk",
     }
 
 
@@ -253,3 +263,20 @@ def test_cli_bad_files_exit_2(tmp_path, game_file: bytes) -> None:
         assert done.returncode == 2, (name, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("mscsp: error:")
     assert run_cli(str(tmp_path / "missing.evf")).returncode == 2
+
+
+def test_shipped_example_is_the_documented_game() -> None:
+    """tests/data/replays/beginner-lost.evf: the user guide's worked example."""
+    from pathlib import Path
+
+    data = (Path(__file__).parent / "data" / "replays" / "beginner-lost.evf").read_bytes()
+    game, clicks = played_game(9, 9, 10, 42, "rules")
+    rating = rate_replay(read_replay(data, "beginner-lost.evf"))
+    assert np.array_equal(rating.replay.layout, game.mine)
+    assert [c.cell for c in rating.clicks] == [(r, c) for _, r, c in clicks]
+    assert rating.result == "lost" and rating.final_board == game.board()
+    assert [c.verdict for c in rating.clicks if c.verdict != "certain"] == [
+        "forced",
+        "avoidable risk",
+        "best guess",
+    ]

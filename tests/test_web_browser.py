@@ -327,9 +327,9 @@ def test_replay_file_scrubs_with_the_heat_map_and_verdicts(driver, base_url, scr
         assert verdict.get_attribute("data-verdict") == click.verdict
         assert_heat_map_is(driver, click.board)
         marked = driver.find_elements(By.CSS_SELECTOR, "#board .cell.replay-click")
-        assert [(int(m.get_attribute("data-r")), int(m.get_attribute("data-c"))) for m in marked] == [
-            click.cell
-        ]
+        assert [
+            (int(m.get_attribute("data-r")), int(m.get_attribute("data-c"))) for m in marked
+        ] == [click.cell]
         if click is risky:
             driver.save_screenshot(str(screenshots / "replay.png"))
     assert "hit a mine" in verdict.text

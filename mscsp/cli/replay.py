@@ -83,9 +83,10 @@ def _summary(rating: ReplayRating) -> str:
     verdicts = ", ".join(f"{n} {v}" for v, n in s["verdicts"].items())
     lines = [
         f"result: {s['result']} after {s['clicks']} clicks ({verdicts})",
-        f"luck: {s['luck']:.4g} (the chance of surviving the {s['guesses_survived']} guesses "
-        f"survived; -log10 = {-s['luck_log10']:.4f}, as ms_toollib's pluck)",
-        f"avoidable risk: {s['avoidable_risks']} clicks, total cost "
+        f"luck: {s['luck']:.4g} (the chance of surviving the "
+        f"{_plural(s['guesses_survived'], 'guess', 'guesses')} survived; "
+        f"-log10 = {-s['luck_log10']:.4f}, as ms_toollib's pluck)",
+        f"avoidable risk: {_plural(s['avoidable_risks'], 'click', 'clicks')}, total cost "
         f"{s['avoidable_cost']:.4f}",
     ]
     lost = rating.lost_click
@@ -96,3 +97,7 @@ def _summary(rating: ReplayRating) -> str:
             f"{_cell(lost.best_cell)} was at {lost.safest}"
         )
     return "\n".join(lines)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

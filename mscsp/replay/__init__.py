@@ -291,9 +291,7 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
             continue
         # A chord opens its covered neighbours; the rest of `opened` are zeros' cascades.
         near = sorted(
-            cell
-            for cell in opened
-            if max(abs(cell[0] - at[0]), abs(cell[1] - at[1])) == 1
+            cell for cell in opened if max(abs(cell[0] - at[0]), abs(cell[1] - at[1])) == 1
         )
         if near:
             actions.append(Action("chord", at, tuple(near)))
@@ -312,7 +310,9 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
     )
 
 
-def rate_replay(replay: Replay, backend: Any = "dss", time_limit: float | None = None) -> ReplayRating:
+def rate_replay(
+    replay: Replay, backend: Any = "dss", time_limit: float | None = None
+) -> ReplayRating:
     """Steps through every click of a replay and rates it with the exact odds.
 
     Args:
@@ -330,9 +330,7 @@ def rate_replay(replay: Replay, backend: Any = "dss", time_limit: float | None =
     from ..backends import get_backend
 
     counter = CountCache(get_backend(backend, time_limit=time_limit))
-    game = Game(
-        replay.rows, replay.cols, replay.mines, first_click="any", layout=replay.layout
-    )
+    game = Game(replay.rows, replay.cols, replay.mines, first_click="any", layout=replay.layout)
     rating = ReplayRating(replay)
     for action in replay.actions:
         for cell in action.cells:
