@@ -224,7 +224,6 @@ def test_replay_that_opens_nothing_is_refused() -> None:
         "mode": 0,
         "software": "",
         "player": "",
-        "completed": False,
         "board": [[-1, 1, 0], [1, 1, 0], [0, 0, 0]],
         "actions": [],
     }

@@ -6,7 +6,7 @@ files (a Rust abort, not a Python exception), which must not take the caller dow
 file imports nothing from mscsp, so the child starts the same wherever mscsp is installed.
 
 Output: one JSON object, ``{"error": message}`` when ms_toollib refused the file, else the
-header (``rows``, ``cols``, ``mines``, ``mode``, ``software``, ``player``, ``completed``),
+header (``rows``, ``cols``, ``mines``, ``mode``, ``software``, ``player``),
 ``board`` (rows of cell codes, -1 for a mine) and ``actions``: every mouse event that
 changed the board by uncovering cells, as ``{"at": [row, col], "covered": bool,
 "opened": [[row, col], ...]}`` (``covered``: the cell under the mouse was covered before).
@@ -61,7 +61,6 @@ def read(ext: str, data: bytes) -> dict:
         "mode": int(video.mode),
         "software": str(video.software),
         "player": str(video.player_identifier),
-        "completed": bool(video.is_completed),
         "board": [list(row) for row in video.board],
         "actions": actions,
     }

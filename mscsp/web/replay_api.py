@@ -13,7 +13,7 @@ from typing import Any
 
 from ..backends import get_backend
 from ..replay import rate_replay, rating_json, read_replay
-from .service import ApiError, DeadlineBackend, Limits
+from .service import DeadlineBackend, Limits, check_size
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,7 @@ def replay_request(upload: Upload, limits: Limits) -> dict[str, Any]:
     game shares one ``limits.time_limit``.
     """
     replay = read_replay(upload.data, upload.name)
-    if replay.rows * replay.cols > limits.max_cells:
-        raise ApiError(
-            413,
-            "too_large",
-            f"replay board {replay.cols}x{replay.rows} has {replay.rows * replay.cols} cells; "
-            f"this server solves at most {limits.max_cells}",
-        )
+    check_size(replay.rows, replay.cols, limits, "replay board")
     seconds = limits.time_limit
     rating = rate_replay(replay, DeadlineBackend(get_backend("dss", time_limit=seconds), seconds))
     return rating_json(rating)
