@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -279,3 +280,21 @@ def test_shipped_example_is_the_documented_game() -> None:
         "avoidable risk",
         "best guess",
     ]
+
+
+def test_missing_ms_toollib_exits_4(tmp_path, game_file: bytes) -> None:
+    # A package of that name that cannot be imported stands in for one not installed.
+    shadow = tmp_path / "shadow" / "ms_toollib"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('not installed')\n")
+    path = tmp_path / "game.evf"
+    path.write_bytes(game_file)
+    env = dict(os.environ, PYTHONPATH=f"{shadow.parent}{os.pathsep}{os.getcwd()}")
+    done = subprocess.run(
+        [sys.executable, "-m", "mscsp", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 4, done.stderr
+    assert "mscsp[replay]" in done.stderr

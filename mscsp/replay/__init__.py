@@ -238,12 +238,6 @@ def read_replay(data: bytes, name: str) -> Replay:
 
 
 def _run_reader(ext: str, data: bytes) -> dict[str, Any]:
-    from importlib.util import find_spec
-
-    if find_spec("ms_toollib") is None:
-        raise BackendUnavailableError(
-            "reading replays needs ms_toollib: pip install 'mscsp[replay]'"
-        )
     corrupt = f"corrupt or truncated .{ext} file"
     env = dict(os.environ, RUST_BACKTRACE="0")
     try:
@@ -260,6 +254,10 @@ def _run_reader(ext: str, data: bytes) -> dict[str, Any]:
         out = json.loads(done.stdout)
     except ValueError:
         out = None
+    if isinstance(out, dict) and out.get("missing"):
+        raise BackendUnavailableError(
+            "reading replays needs ms_toollib: pip install 'mscsp[replay]'"
+        )
     if done.returncode != 0 or not isinstance(out, dict):
         raise InvalidInputError(f"{corrupt}: ms_toollib could not read it")
     if "error" in out:

@@ -5,7 +5,8 @@ by :func:`mscsp.replay.read_replay`: ms_toollib aborts the whole process on some
 files (a Rust abort, not a Python exception), which must not take the caller down. This
 file imports nothing from mscsp, so the child starts the same wherever mscsp is installed.
 
-Output: one JSON object, ``{"error": message}`` when ms_toollib refused the file, else the
+Output: one JSON object, ``{"missing": true}`` when ms_toollib cannot be imported,
+``{"error": message}`` when it refused the file, else the
 header (``rows``, ``cols``, ``mines``, ``mode``, ``software``, ``player``),
 ``board`` (rows of cell codes, -1 for a mine) and ``actions``: every mouse event that
 changed the board by uncovering cells, as ``{"at": [row, col], "covered": bool,
@@ -69,6 +70,11 @@ def read(ext: str, data: bytes) -> dict:
 def main() -> None:
     ext = sys.argv[1]
     data = sys.stdin.buffer.read()
+    try:
+        import ms_toollib  # noqa: F401 - only to tell a missing package from a bad file
+    except ImportError:
+        sys.stdout.write(json.dumps({"missing": True}))
+        return
     try:
         out = read(ext, data)
     except BaseException as exc:  # noqa: BLE001 - pyo3 panics derive from BaseException
