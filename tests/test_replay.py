@@ -244,9 +244,13 @@ def test_cli_table_and_json(tmp_path, game_file: bytes) -> None:
     done = run_cli(str(path))
     assert done.returncode == 0, done.stderr
     assert "verdict" in done.stdout and "luck:" in done.stdout
+    table = run_cli(str(path), "--guesses").stdout
+    rows = [line for line in table.splitlines() if line.lstrip()[:1].isdigit()]
+    assert rows and not any(" certain" in line for line in rows)
     out = json.loads(run_cli(str(path), "--json").stdout)
     assert out["summary"]["result"] == "won"
     assert len(out["clicks"]) == out["summary"]["clicks"]
+    assert len(rows) == sum(c["verdict"] != "certain" for c in out["clicks"])
     assert {c["verdict"] for c in out["clicks"]} <= {
         "forced",
         "certain",

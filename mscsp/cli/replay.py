@@ -19,8 +19,14 @@ from .table import format_table
 @backend_option()
 @time_limit_option(0.0)
 @json_option
+@click.option(
+    "--guesses",
+    "guesses_only",
+    is_flag=True,
+    help="List only the clicks that were not certain safe (the summary counts them all).",
+)
 @reports_errors
-def replay(file: str, backend: str, time_limit: float, as_json: bool) -> None:
+def replay(file: str, backend: str, time_limit: float, as_json: bool, guesses_only: bool) -> None:
     """Rates every click of the replay FILE with the exact odds it was taken at.
 
     FILE is a replay recorded by a Minesweeper program: .avf (Arbiter), .evf (Metasweeper),
@@ -41,7 +47,8 @@ def replay(file: str, backend: str, time_limit: float, as_json: bool) -> None:
         return
     click.echo(_header(rating))
     click.echo()
-    click.echo(format_table(_COLUMNS, [_row(c) for c in rating.clicks]))
+    shown = [c for c in rating.clicks if not (guesses_only and c.verdict == "certain")]
+    click.echo(format_table(_COLUMNS, [_row(c) for c in shown]))
     click.echo()
     click.echo(_summary(rating))
 
@@ -85,7 +92,7 @@ def _summary(rating: ReplayRating) -> str:
         f"result: {s['result']} after {s['clicks']} clicks ({verdicts})",
         f"luck: {s['luck']:.4g} (the chance of surviving the "
         f"{_plural(s['guesses_survived'], 'guess', 'guesses')} survived; "
-        f"-log10 = {-s['luck_log10']:.4f}, as ms_toollib's pluck)",
+        f"-log10 = {abs(s['luck_log10']):.4f}, as ms_toollib's pluck)",
         f"avoidable risk: {_plural(s['avoidable_risks'], 'click', 'clicks')}, total cost "
         f"{s['avoidable_cost']:.4f}",
     ]

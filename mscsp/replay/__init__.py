@@ -38,15 +38,16 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from math import log10
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..board import COVERED, MAX_CELLS, Board
-from ..errors import BackendUnavailableError, InvalidInputError
+from ..errors import BackendUnavailableError, InvalidInputError, format_cell
 from ..game import Game, GameState
 from ..solver import CountCache, solve
 
@@ -78,11 +79,13 @@ class Action:
         kind: ``click`` (left click on a covered cell) or ``chord`` (on a number).
         at: The cell under the mouse, ``(row, col)``.
         cells: The cells it opened directly, in the order they are rated.
+        opened: Every cell the file says it uncovered (zeros' cascades and a mine hit too).
     """
 
     kind: str
     at: tuple[int, int]
     cells: tuple[tuple[int, int], ...]
+    opened: frozenset[tuple[int, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,6 @@ class ReplayRating:
 
 def _log10(value: Fraction) -> float:
     # Fractions of huge integers overflow float division; logs of each part do not.
-    from math import log10
-
     return log10(value.numerator) - log10(value.denominator)
 
 
@@ -283,16 +284,16 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
     actions = []
     for item in raw["actions"]:
         at = (int(item["at"][0]), int(item["at"][1]))
-        opened = {(int(r), int(c)) for r, c in item["opened"]}
+        opened = frozenset((int(r), int(c)) for r, c in item["opened"])
         if item["covered"]:
-            actions.append(Action("click", at, (at,)))
+            actions.append(Action("click", at, (at,), opened))
             continue
         # A chord opens its covered neighbours; the rest of `opened` are zeros' cascades.
         near = sorted(
             cell for cell in opened if max(abs(cell[0] - at[0]), abs(cell[1] - at[1])) == 1
         )
         if near:
-            actions.append(Action("chord", at, tuple(near)))
+            actions.append(Action("chord", at, tuple(near), opened))
     if not actions:
         raise InvalidInputError("the replay opens no cell (flags or moves only): nothing to rate")
     return Replay(
@@ -330,27 +331,27 @@ def rate_replay(
     counter = CountCache(get_backend(backend, time_limit=time_limit))
     game = Game(replay.rows, replay.cols, replay.mines, first_click="any", layout=replay.layout)
     rating = ReplayRating(replay)
-    for action in replay.actions:
+    for number, action in enumerate(replay.actions, start=1):
+        covered = game.view == COVERED
         for cell in action.cells:
             if game.over:
                 raise InvalidInputError("corrupt replay: clicks go on after the game ended")
             if game.view[cell] != COVERED:
                 continue  # opened by an earlier cell's zero in the same chord
-            board = game.board()
-            click = _rate(len(rating.clicks) + 1, cell, action, board, counter)
-            survived = game.reveal(*cell) >= 0
-            if not survived:
-                click = _replace_survived(click)
+            click = _rate(len(rating.clicks) + 1, cell, action, game.board(), counter)
+            if game.reveal(*cell) < 0:
+                click = replace(click, survived=False)
             rating.clicks.append(click)
+        # The engine must open what the file says, or the file and its layout disagree.
+        opened = {(int(r), int(c)) for r, c in np.argwhere(covered & (game.view >= 0))}
+        if opened != {cell for cell in action.opened if not replay.layout[cell]}:
+            raise InvalidInputError(
+                f"corrupt replay: action {number} at {format_cell(action.at)} opens other "
+                "cells than the file records"
+            )
     rating.final_board = game.board()
     rating.result = {GameState.WON: "won", GameState.LOST: "lost"}.get(game.state, "unfinished")
     return rating
-
-
-def _replace_survived(click: ClickRating) -> ClickRating:
-    from dataclasses import replace
-
-    return replace(click, survived=False)
 
 
 def _rate(
