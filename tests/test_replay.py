@@ -302,3 +302,18 @@ def test_missing_ms_toollib_exits_4(tmp_path, game_file: bytes) -> None:
     )
     assert done.returncode == 4, done.stderr
     assert "mscsp[replay]" in done.stderr
+
+
+def test_user_guide_example_is_the_commands_output() -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).parents[1] / "docs" / "user-guide.md").read_text("utf-8")
+    command = "$ mscsp replay tests/data/replays/beginner-lost.evf\n"
+    shown = guide[guide.index(command) + len(command) :].split("```", 1)[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "mscsp", "replay", "tests/data/replays/beginner-lost.evf"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )
+    assert done.returncode == 0 and done.stdout == shown
