@@ -9,7 +9,7 @@ import click
 
 from ..errors import InvalidInputError
 from ..render import format_probability
-from ..replay import FORMATS, ReplayRating, rate_replay, rating_json, read_replay
+from ..replay import FORMATS, ClickRating, ReplayRating, rate_replay, rating_json, read_replay
 from .options import backend_option, json_option, reports_errors, time_limit_option
 from .table import format_table
 
@@ -70,7 +70,7 @@ def _cell(cell: tuple[int, int]) -> str:
     return f"({cell[0]},{cell[1]})"
 
 
-def _row(click: object) -> list[str]:
+def _row(click: ClickRating) -> list[object]:
     kind = click.kind if click.kind == "click" else f"chord {_cell(click.at)}"
     verdict = click.verdict if click.survived else f"{click.verdict}, LOST"
     return [

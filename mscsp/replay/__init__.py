@@ -62,6 +62,19 @@ FORMATS = {
 #: exact odds of a position are the odds the player faced. The no-guess and "guessable"
 #: modes lay or move mines by other rules; recursive and cheat modes open cells for the player.
 MODES = {0: "standard", 1: "UPK", 3: "density", 4: "Windows 7"}
+#: The other modes ms_toollib names, for the message that refuses them.
+OTHER_MODES = {
+    2: "cheat",
+    5: "racing no-guess",
+    6: "strong no-guess",
+    7: "weak no-guess",
+    8: "quasi no-guess",
+    9: "strong guessable",
+    10: "weak guessable",
+    11: "recursive chords",
+    12: "recursive flags",
+    13: "recursive chords and flags",
+}
 #: Largest replay file read (bytes): an expert game is tens of kilobytes.
 MAX_BYTES = 4 * 1024 * 1024
 #: Seconds the reading child may take before the file is refused.
@@ -212,12 +225,13 @@ def _log10(value: Fraction) -> float:
     return log10(value.numerator) - log10(value.denominator)
 
 
-def read_replay(data: bytes, name: str) -> Replay:
+def read_replay(data: bytes, name: str, timeout: float = READ_TIMEOUT) -> Replay:
     """Reads a replay file's bytes through ms_toollib (in a child process).
 
     Args:
         data: The file's contents.
         name: The file name, or just its extension: it picks the format.
+        timeout: Seconds ms_toollib may take to read it (then the file is refused).
 
     Raises:
         InvalidInputError: An unknown extension, a corrupt, truncated or empty file, a game
@@ -234,11 +248,11 @@ def read_replay(data: bytes, name: str) -> Replay:
         raise InvalidInputError("the replay file is empty")
     if len(data) > MAX_BYTES:
         raise InvalidInputError(f"replay file too large ({len(data)} bytes; limit {MAX_BYTES})")
-    raw = _run_reader(ext, data)
+    raw = _run_reader(ext, data, timeout)
     return _replay_from(raw, ext)
 
 
-def _run_reader(ext: str, data: bytes) -> dict[str, Any]:
+def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
     corrupt = f"corrupt or truncated .{ext} file"
     env = dict(os.environ, RUST_BACKTRACE="0")
     try:
@@ -246,11 +260,11 @@ def _run_reader(ext: str, data: bytes) -> dict[str, Any]:
             [sys.executable, str(_READER), ext],
             input=data,
             capture_output=True,
-            timeout=READ_TIMEOUT,
+            timeout=timeout,
             env=env,
         )
     except subprocess.TimeoutExpired:
-        raise InvalidInputError(f"{corrupt}: reading it took over {READ_TIMEOUT:g} s") from None
+        raise InvalidInputError(f"{corrupt}: reading it took over {timeout:g} s") from None
     try:
         out = json.loads(done.stdout)
     except ValueError:
@@ -272,9 +286,11 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
     if rows < 1 or cols < 1 or rows * cols > MAX_CELLS:
         raise InvalidInputError(f"replay board {cols}x{rows} is outside the supported sizes")
     if raw["mode"] not in MODES:
+        name = OTHER_MODES.get(raw["mode"], "unknown")
         raise InvalidInputError(
-            f"replay of game mode {raw['mode']}: only {', '.join(MODES.values())} games are "
-            "rated (in the other modes mines are not laid uniformly at random)"
+            f"replay of game mode {raw['mode']} ({name}): only {', '.join(MODES.values())} "
+            "games are rated (in the other modes mines are not laid uniformly at random, or "
+            "cells open by other rules)"
         )
     layout = np.array(raw["board"], dtype=np.int64)
     if layout.shape != (rows, cols) or int((layout == -1).sum()) != mines:

@@ -32,10 +32,10 @@ class Upload:
 def replay_request(upload: Upload, limits: Limits) -> dict[str, Any]:
     """Reads and rates an uploaded replay under the server's limits.
 
-    The board must fit ``limits.max_cells`` (else 413 ``too_large``); every solve of the
-    game shares one ``limits.time_limit``.
+    The board must fit ``limits.max_cells`` (else 413 ``too_large``); reading the file gets
+    ``limits.time_limit``, and every solve of the game shares another.
     """
-    replay = read_replay(upload.data, upload.name)
+    replay = read_replay(upload.data, upload.name, timeout=limits.time_limit)
     check_size(replay.rows, replay.cols, limits, "replay board")
     seconds = limits.time_limit
     rating = rate_replay(replay, DeadlineBackend(get_backend("dss", time_limit=seconds), seconds))
