@@ -38,6 +38,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import log10
@@ -255,16 +256,20 @@ def read_replay(data: bytes, name: str, timeout: float = READ_TIMEOUT) -> Replay
 def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
     corrupt = f"corrupt or truncated .{ext} file"
     env = dict(os.environ, RUST_BACKTRACE="0")
-    try:
-        done = subprocess.run(
-            [sys.executable, str(_READER), ext],
-            input=data,
-            capture_output=True,
-            timeout=timeout,
-            env=env,
-        )
-    except subprocess.TimeoutExpired:
-        raise InvalidInputError(f"{corrupt}: reading it took over {timeout:g} s") from None
+    # On a panic ms_toollib writes crash.log to the working directory: give the child an
+    # empty one of its own, removed after, so reading a file leaves nothing behind.
+    with tempfile.TemporaryDirectory(prefix="mscsp-replay-") as scratch:
+        try:
+            done = subprocess.run(
+                [sys.executable, str(_READER), ext],
+                input=data,
+                capture_output=True,
+                timeout=timeout,
+                env=env,
+                cwd=scratch,
+            )
+        except subprocess.TimeoutExpired:
+            raise InvalidInputError(f"{corrupt}: reading it took over {timeout:g} s") from None
     try:
         out = json.loads(done.stdout)
     except ValueError:
