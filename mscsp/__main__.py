@@ -1,3 +1,5 @@
 from .cli import main
 
-main()
+# Guarded: the analyser's worker processes start by spawn, which imports this module again.
+if __name__ == "__main__":
+    main()

@@ -27,13 +27,13 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
 import mscsp  # noqa: E402
 from mscsp.backends import BACKENDS  # noqa: E402
 from mscsp.cli import main  # noqa: E402
-from mscsp.errors import BackendUnavailableError, SolverLimitError  # noqa: E402
+from mscsp.errors import BackendUnavailableError  # noqa: E402
 from mscsp.game import PRESETS  # noqa: E402
 from mscsp.heatmap import COLOUR_STOPS  # noqa: E402
 from mscsp.players import PLAYERS, get_player  # noqa: E402
 from mscsp.render import solution_json  # noqa: E402
 from mscsp.web.app import Runner, create_app  # noqa: E402
-from mscsp.web.service import Limits, error_body  # noqa: E402
+from mscsp.web.service import Cost, Limits, error_body  # noqa: E402
 
 EXAMPLE = resources.files("mscsp.data").joinpath("example.txt").read_text("utf-8")
 
@@ -229,15 +229,15 @@ def test_runner_stops_waiting_at_the_hard_limit():
 
     async def two_slow_requests():
         return await asyncio.gather(
-            runner.run(slow, 3.0), runner.run(slow, 0.0), return_exceptions=True
+            runner.run(slow, 3.0, Cost.CHEAP), runner.run(slow, 0.0, Cost.CHEAP)
         )
 
-    first, second = asyncio.run(two_slow_requests())
-    assert isinstance(first, SolverLimitError)
-    assert error_body(second)[0] == 503  # never got the only worker in time
-    runner.executor.submit(time.sleep, 0).result()  # the stuck worker is free again
-    assert asyncio.run(runner.run(slow, 0.0)) == {"slept": 0.0}
-    runner.executor.shutdown(wait=True)
+    (status, first), (busy, _) = asyncio.run(two_slow_requests())
+    assert status == 422 and first["error"]["kind"] == "limit"
+    assert busy == 503  # never got the only thread in time
+    runner.threads.submit(time.sleep, 0).result()  # the stuck thread is free again
+    assert asyncio.run(runner.run(slow, 0.0, Cost.CHEAP)) == (200, {"slept": 0.0})
+    runner.close()
 
 
 def game_after(preset: str, seed: int, moves: list) -> mscsp.Game:

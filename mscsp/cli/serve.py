@@ -54,7 +54,7 @@ def _is_loopback(host: str) -> bool:
     type=click.IntRange(min=1, max=64),
     default=2,
     show_default=True,
-    help="Boards solved at once (threads); more requests wait, then get 'busy'.",
+    help="Long solves run at once, each in a worker process; more wait, then get 'busy'.",
 )
 @reports_errors
 def serve(
@@ -90,7 +90,16 @@ def serve(
     click.echo(f"mscsp analyser on {url} (Ctrl-C to stop)", err=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    runner = app.state.runner
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            # Ctrl-C: stop the worker processes first, so the requests they were solving
+            # are answered at once and the server need not wait out their time limits.
+            runner.close()
+            await super().shutdown(sockets)
+
+    Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -1,20 +1,25 @@
 """The Starlette application behind ``mscsp serve``: the page, its assets and the JSON API.
 
-Solves run in a small thread pool, off the event loop, each under the request's time limit
-(:class:`~mscsp.web.service.DeadlineBackend`); the server also stops waiting for a solve at
-a hard deadline, so a slow board answers with the solver-limit error instead of holding the
-connection. Requests are bounded in size, must be JSON (which keeps other sites' forms out),
-and nothing they carry is executed or written anywhere.
+Requests run off the event loop, each under the request's time limit
+(:class:`~mscsp.web.service.DeadlineBackend`): a short try in a few threads of the server,
+and what may run long in worker processes (:class:`Runner`), so one player's hard board
+never stalls another's small one. The server stops waiting for an answer at a hard deadline
+(and kills a worker process that overruns), so a slow board answers with the solver-limit
+error instead of holding the connection. Requests are bounded in size, must be JSON (which
+keeps other sites' forms out), and nothing they carry is executed or written anywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -26,20 +31,32 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MscspError, SolverLimitError
+from .pool import WorkerPool
 from .replay_api import Upload, replay_request
 from .service import (
     ApiError,
+    Cost,
+    Handler,
     Limits,
     error_body,
+    internal_error_body,
     meta,
     play_request,
     solve_request,
     suggest_request,
 )
 
+T = TypeVar("T")
+
 STATIC = Path(__file__).parent / "static"
 #: Seconds a running request may take past its time limit before the server stops waiting.
 GRACE = 1.0
+#: Seconds of solver time a ``TIMED`` request first gets in the server process. Every board
+#: of the standard sizes met in play is answered within it (an expert position in a few
+#: milliseconds); past it, the request moves to a worker process. While a try runs it
+#: shares the interpreter with the event loop, so this also bounds what a hard request can
+#: cost the small ones around it.
+ATTEMPT = 0.05
 
 #: Headers on every answer: the page loads only its own assets and cannot be framed.
 SECURITY_HEADERS = {
@@ -77,47 +94,85 @@ class SecurityHeaders:
 
 
 class Runner:
-    """Runs request handlers in a bounded thread pool with a hard deadline.
+    """Runs request handlers where a long one cannot hold the others back.
+
+    A :attr:`~mscsp.web.service.Cost.CHEAP` request, and the first try of a ``TIMED`` one
+    (under :data:`ATTEMPT` seconds of solver time), run in a few threads of the server; a
+    ``LONG`` request, and a ``TIMED`` one whose try ran out, run in a
+    :class:`~mscsp.web.pool.WorkerPool` process, which holds no lock of the server's and is
+    killed if it overruns. So a small board is answered at once whatever else is being
+    solved, and what runs in the server's threads is short by construction.
 
     Args:
-        limits: The server's limits (``workers`` threads; ``time_limit`` per request).
+        limits: The server's limits (``workers`` threads and processes; ``time_limit``).
+        attempt: Seconds of solver time a ``TIMED`` request gets in the server process.
     """
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, attempt: float = ATTEMPT):
         self.limits = limits
-        self.executor = ThreadPoolExecutor(limits.workers, thread_name_prefix="mscsp-solve")
+        self.attempt = attempt
+        self.threads = ThreadPoolExecutor(limits.workers, thread_name_prefix="mscsp-try")
+        # One thread per worker process waits on its pipe (without the interpreter lock).
+        self.waiters = ThreadPoolExecutor(limits.workers, thread_name_prefix="mscsp-wait")
+        self.pool = WorkerPool(limits.workers)
 
-    async def run(self, handler: Callable[[Any, Limits], dict[str, Any]], body: Any) -> Any:
-        """``handler(body, limits)`` in the pool.
+    async def run(self, handler: Handler, body: Any, cost: Cost) -> tuple[int, dict[str, Any]]:
+        """``handler(body, limits)`` where ``cost`` says: the HTTP status and JSON body."""
+        try:
+            if cost is not Cost.LONG:
+                limits = self.limits
+                if cost is Cost.TIMED:
+                    limits = replace(limits, attempt=self.attempt)
+                try:
+                    call = partial(handler, body, limits)
+                    return 200, await self._wait(self.threads, call, True)
+                except SolverLimitError:
+                    if cost is Cost.CHEAP:
+                        raise
+                    # The try ran out of its budget: solve it again where it can take long.
+            call = partial(self.pool.call, handler, body, self.limits, GRACE)
+            return await self._wait(self.waiters, call, False)
+        except (ApiError, MscspError) as exc:
+            return error_body(exc)
 
-        A request waits at most ``time_limit`` for a free worker (then it is told the server
-        is busy), and once running at most ``time_limit`` plus :data:`GRACE` seconds for its
-        answer: then it gets the solver-limit error, and the worker finishes on its own (the
-        backend stops counting at the limit; building and combining a large board cannot be
-        interrupted, which the board size limit bounds).
+    async def _wait(self, executor: ThreadPoolExecutor, call: Callable[[], T], hard: bool) -> T:
+        """``call()`` in ``executor``.
+
+        A request waits at most ``time_limit`` for a free thread (then it is told the server
+        is busy). With ``hard``, once running it waits at most ``time_limit`` plus
+        :data:`GRACE` seconds for its answer: then it gets the solver-limit error, and the
+        thread finishes on its own. (The pool's calls kill their process at that limit.)
         """
         loop = asyncio.get_running_loop()
         started = asyncio.Event()
 
-        def job() -> dict[str, Any]:
+        def job() -> T:
             loop.call_soon_threadsafe(started.set)
-            return handler(body, self.limits)
+            return call()
 
-        future = self.executor.submit(job)
+        future = executor.submit(job)
         limit = self.limits.time_limit
         try:
             await asyncio.wait_for(started.wait(), timeout=limit)
         except TimeoutError:
-            if future.cancel():  # still queued: no worker was free in time
+            if future.cancel():  # still queued: no thread was free in time
                 raise ApiError(
                     503, "busy", "the server is busy with other boards; try again"
                 ) from None
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), timeout=limit + GRACE)
+            return await asyncio.wait_for(
+                asyncio.wrap_future(future), timeout=limit + GRACE if hard else None
+            )
         except TimeoutError:
             raise SolverLimitError(
                 f"the analyser's time limit of {limit:g} s per request was hit"
             ) from None
+
+    def close(self) -> None:
+        """Stops the worker processes and the threads' queues (at server shutdown)."""
+        self.pool.close()
+        self.waiters.shutdown(wait=False, cancel_futures=True)
+        self.threads.shutdown(wait=False, cancel_futures=True)
 
 
 def _reject_constant(name: str) -> None:
@@ -152,6 +207,16 @@ async def read_json(request: Request, max_body: int) -> Any:
         raise ApiError(400, "request", "the body nests too deeply") from None
 
 
+async def read_upload(request: Request, max_body: int) -> Upload:
+    """An uploaded file: its bytes as the body, its name in the query (``?name=game.evf``)."""
+    data = await read_body(request, max_body, "application/octet-stream")
+    return Upload(request.query_params.get("name", ""), data)
+
+
+#: Reads a request's body into what its handler takes (``read_json``, ``read_upload``).
+Reader = Callable[[Request, int], Awaitable[Any]]
+
+
 def _error_response(exc: Exception) -> JSONResponse:
     status, body = error_body(exc)
     return JSONResponse(body, status_code=status)
@@ -174,23 +239,19 @@ def create_app(
     limits = limits or Limits()
     runner = Runner(limits)
 
-    def endpoint(handler: Callable[[Any, Limits], dict[str, Any]]) -> Callable:
+    def endpoint(handler: Handler, cost: Cost = Cost.LONG, read: Reader = read_json) -> Callable:
+        """The route of a ``POST`` handler; ``cost`` says where it runs (see :class:`Runner`),
+        ``read`` how its body is read (JSON, or an uploaded file)."""
+
         async def answer(request: Request) -> Response:
             try:
-                body = await read_json(request, limits.max_body)
-                return JSONResponse(await runner.run(handler, body))
-            except (ApiError, MscspError) as exc:
+                body = await read(request, limits.max_body)
+            except ApiError as exc:
                 return _error_response(exc)
+            status, out = await runner.run(handler, body, cost)
+            return JSONResponse(out, status_code=status)
 
         return answer
-
-    async def post_replay(request: Request) -> Response:
-        try:
-            data = await read_body(request, limits.max_body, "application/octet-stream")
-            upload = Upload(request.query_params.get("name", ""), data)
-            return JSONResponse(await runner.run(replay_request, upload))
-        except (ApiError, MscspError) as exc:
-            return _error_response(exc)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -205,8 +266,14 @@ def create_app(
         return JSONResponse(cached_meta[0])
 
     async def internal_error(request: Request, exc: Exception) -> Response:
-        body = {"error": {"kind": "internal", "message": f"internal error: {type(exc).__name__}"}}
-        return JSONResponse(body, status_code=500)
+        return JSONResponse(internal_error_body(exc), status_code=500)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # no worker process outlives the server
+            runner.close()
 
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts is not None:
@@ -215,14 +282,15 @@ def create_app(
         routes=[
             Route("/", index),
             Route("/api/meta", get_meta),
-            Route("/api/solve", endpoint(solve_request), methods=["POST"]),
-            Route("/api/play", endpoint(play_request), methods=["POST"]),
-            Route("/api/suggest", endpoint(suggest_request), methods=["POST"]),
-            Route("/api/replay", post_replay, methods=["POST"]),
+            Route("/api/solve", endpoint(solve_request, Cost.TIMED), methods=["POST"]),
+            Route("/api/play", endpoint(play_request, Cost.CHEAP), methods=["POST"]),
+            Route("/api/suggest", endpoint(suggest_request, Cost.TIMED), methods=["POST"]),
+            Route("/api/replay", endpoint(replay_request, read=read_upload), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,
         exception_handlers={Exception: internal_error},
+        lifespan=lifespan,
     )
     app.state.limits = limits
     app.state.runner = runner

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from importlib import resources
 from typing import Any
@@ -44,13 +46,40 @@ class Limits:
         max_body: Largest request body in bytes.
         max_cells: Largest board (rows x cols) solved or played.
         time_limit: Seconds of solver time per request (a client may ask for less).
-        workers: Requests solved at once; more wait for a slot, then get a "busy" answer.
+        workers: Long requests solved at once, each in its own worker process (and requests
+            tried at once in the server's threads); more wait for one, then get a "busy"
+            answer.
+        attempt: Seconds of solver time this call may take in the server process before
+            the request moves to a worker process (``None``: its whole time limit). The
+            server's runner sets it for a :attr:`Cost.TIMED` request's first try;
+            :func:`_backend` enforces it.
     """
 
     max_body: int = 256 * 1024
     max_cells: int = 10_000
     time_limit: float = 10.0
     workers: int = 2
+    attempt: float | None = None
+
+
+class Cost(Enum):
+    """How long a request handler may run, which decides where the server runs it.
+
+    ``CHEAP``: bounded by the request's size (a game replayed from its moves); answered in
+    the server's threads. ``TIMED``: counts only through :func:`_backend`, so it
+    honours :attr:`Limits.attempt`; tried in the server's threads under that short budget,
+    then, if it runs out, solved again in a worker process under the whole limit. ``LONG``:
+    may run long and cannot stop early; solved in a worker process from the start (the
+    handler must be a module-level function, as it is sent there by name).
+    """
+
+    CHEAP = "cheap"
+    TIMED = "timed"
+    LONG = "long"
+
+
+#: A request handler: the decoded JSON body and the limits in, the JSON answer out.
+Handler = Callable[[Any, Limits], dict[str, Any]]
 
 
 class ApiError(Exception):
@@ -99,6 +128,21 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
                 error["board"] = exc.board
             return status, {"error": error}
     raise TypeError(f"not an API error: {exc!r}")
+
+
+def internal_error_body(exc: Exception) -> dict[str, Any]:
+    """The body of the 500 answer to an unexpected exception (its type only, no details)."""
+    return {"error": {"kind": "internal", "message": f"internal error: {type(exc).__name__}"}}
+
+
+def answer(handler: Handler, body: Any, limits: Limits) -> tuple[int, dict[str, Any]]:
+    """``handler(body, limits)`` as an HTTP status and JSON body, errors included."""
+    try:
+        return 200, handler(body, limits)
+    except (ApiError, MscspError) as exc:
+        return error_body(exc)
+    except Exception as exc:  # a bug: answered as the app answers any, the server goes on
+        return 500, internal_error_body(exc)
 
 
 def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any) -> Any:
@@ -153,8 +197,15 @@ class DeadlineBackend(Backend):
         return self.inner.count(component)
 
 
-def _backend(name: str, seconds: float) -> Backend:
-    return DeadlineBackend(get_backend(name, time_limit=seconds), seconds)
+def _backend(name: str, seconds: float, limits: Limits | None = None) -> Backend:
+    """The backend ``name`` under the request's ``seconds`` (and its try's budget, if any).
+
+    A handler declared :attr:`Cost.TIMED` counts through this with its ``limits``, so that
+    its first try in the server process stops at :attr:`Limits.attempt`.
+    """
+    attempt = None if limits is None else limits.attempt
+    budget = seconds if attempt is None else min(seconds, attempt)
+    return DeadlineBackend(get_backend(name, time_limit=budget), budget)
 
 
 def _board(body: dict[str, Any], limits: Limits) -> Board:
@@ -220,7 +271,7 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     exact = _field(body, "exact", bool, False)
     start = time.perf_counter()
     try:
-        solution = solve(board, _backend(backend, seconds))
+        solution = solve(board, _backend(backend, seconds, limits))
     except (InconsistentBoardError, SolverLimitError) as exc:
         exc.board = board.to_text()  # the page still draws the board it could not solve
         raise
@@ -340,7 +391,7 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
     if not (board.cells == COVERED).any():
         raise InvalidInputError("no covered cell left to click")
     takes_backend = "backend" in inspect.signature(PLAYERS[name]).parameters
-    options = {"backend": _backend(backend, seconds)} if takes_backend else {}
+    options = {"backend": _backend(backend, seconds, limits)} if takes_backend else {}
     player = get_player(name, **options)
     player.new_game()
     start = time.perf_counter()
