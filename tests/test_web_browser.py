@@ -292,3 +292,55 @@ def test_play_a_few_moves_with_odds_and_the_best_players_pick(driver, base_url, 
     overlay.click()  # odds off: covered cells back to plain tiles
     assert not driver.find_elements(By.CSS_SELECTOR, "#board .cell.heat")
     overlay.click()
+
+
+# ---------------------------------------------------------------- replays (replay.js)
+
+
+def test_replay_file_scrubs_with_the_heat_map_and_verdicts(driver, base_url, screenshots, tmp_path):
+    pytest.importorskip("ms_toollib", reason="replays need pip install 'mscsp[replay]'")
+    from replay_files import random_game, record
+
+    from mscsp.replay import rate_replay, read_replay
+
+    for seed in range(50):  # a lost game with a few clicks, one of them an avoidable risk
+        game, clicks = random_game(9, 9, 10, seed)
+        data = record(game.mine, clicks)
+        rating = rate_replay(read_replay(data, "game.evf"))
+        if rating.result == "lost" and len(clicks) >= 4 and rating.avoidable:
+            break
+    path = tmp_path / "lost.evf"
+    path.write_bytes(data)
+    open_page(driver, base_url)
+    before = solved(driver)
+    driver.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait_solved(driver, before)
+    verdict = driver.find_element(By.ID, "replay-verdict")
+    assert verdict.get_attribute("data-verdict") == "forced"
+    assert_heat_map_is(driver, rating.clicks[0].board)
+    assert "lost at click" in driver.find_element(By.ID, "replay-summary").text
+    risky = rating.avoidable[-1]
+    for click in rating.clicks[1:]:
+        before = solved(driver)
+        driver.find_element(By.ID, "replay-next").click()
+        wait_solved(driver, before)
+        assert verdict.get_attribute("data-verdict") == click.verdict
+        assert_heat_map_is(driver, click.board)
+        marked = driver.find_elements(By.CSS_SELECTOR, "#board .cell.replay-click")
+        assert [
+            (int(m.get_attribute("data-r")), int(m.get_attribute("data-c"))) for m in marked
+        ] == [click.cell]
+        if click is risky:
+            driver.save_screenshot(str(screenshots / "replay.png"))
+    assert "hit a mine" in verdict.text
+    before = solved(driver)
+    driver.find_element(By.ID, "replay-next").click()  # after the last click: the final board
+    wait_solved(driver, before)
+    assert driver.find_element(By.ID, "board-text").get_attribute("value") == (
+        rating.final_board.to_text()
+    )
+    (tmp_path / "cut.evf").write_bytes(data[:40])
+    driver.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "cut.evf"))
+    error = driver.find_element(By.ID, "replay-error")
+    WebDriverWait(driver, WAIT).until(lambda d: error.is_displayed())
+    assert "cut.evf" in error.text and "corrupt" in error.text

@@ -14,6 +14,7 @@ from .learn_seeds import system
 from .learn_sweep import sweep
 from .play import play
 from .probs import probs
+from .replay import replay
 from .sample import sample
 from .serve import serve
 
@@ -35,3 +36,4 @@ learn.add_command(system)
 main.add_command(learn)
 main.add_command(play)
 main.add_command(serve)
+main.add_command(replay)

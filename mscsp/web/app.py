@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MscspError, SolverLimitError
 from .pool import WorkerPool
+from .replay_api import Upload, replay_request
 from .service import (
     ApiError,
     Cost,
@@ -178,10 +179,10 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-async def read_json(request: Request, max_body: int) -> Any:
-    """The request's JSON body, refused past ``max_body`` bytes or if not JSON."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise ApiError(415, "request", "send the request as application/json")
+async def read_body(request: Request, max_body: int, content_type: str) -> bytes:
+    """The request's body, refused past ``max_body`` bytes or if not of ``content_type``."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != content_type:
+        raise ApiError(415, "request", f"send the request as {content_type}")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_body:
         raise ApiError(413, "too_large", f"request larger than {max_body} bytes")
@@ -192,12 +193,28 @@ async def read_json(request: Request, max_body: int) -> Any:
         if size > max_body:
             raise ApiError(413, "too_large", f"request larger than {max_body} bytes")
         chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request, max_body: int) -> Any:
+    """The request's JSON body, refused past ``max_body`` bytes or if not JSON."""
+    data = await read_body(request, max_body, "application/json")
     try:
-        return json.loads(b"".join(chunks), parse_constant=_reject_constant)
+        return json.loads(data, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, "request", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise ApiError(400, "request", "the body nests too deeply") from None
+
+
+async def read_upload(request: Request, max_body: int) -> Upload:
+    """An uploaded file: its bytes as the body, its name in the query (``?name=game.evf``)."""
+    data = await read_body(request, max_body, "application/octet-stream")
+    return Upload(request.query_params.get("name", ""), data)
+
+
+#: Reads a request's body into what its handler takes (``read_json``, ``read_upload``).
+Reader = Callable[[Request, int], Awaitable[Any]]
 
 
 def _error_response(exc: Exception) -> JSONResponse:
@@ -222,12 +239,13 @@ def create_app(
     limits = limits or Limits()
     runner = Runner(limits)
 
-    def endpoint(handler: Handler, cost: Cost = Cost.LONG) -> Callable:
-        """The route of a ``POST`` handler; ``cost`` says where it runs (see :class:`Runner`)."""
+    def endpoint(handler: Handler, cost: Cost = Cost.LONG, read: Reader = read_json) -> Callable:
+        """The route of a ``POST`` handler; ``cost`` says where it runs (see :class:`Runner`),
+        ``read`` how its body is read (JSON, or an uploaded file)."""
 
         async def answer(request: Request) -> Response:
             try:
-                body = await read_json(request, limits.max_body)
+                body = await read(request, limits.max_body)
             except ApiError as exc:
                 return _error_response(exc)
             status, out = await runner.run(handler, body, cost)
@@ -267,6 +285,7 @@ def create_app(
             Route("/api/solve", endpoint(solve_request, Cost.TIMED), methods=["POST"]),
             Route("/api/play", endpoint(play_request, Cost.CHEAP), methods=["POST"]),
             Route("/api/suggest", endpoint(suggest_request, Cost.TIMED), methods=["POST"]),
+            Route("/api/replay", endpoint(replay_request, read=read_upload), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

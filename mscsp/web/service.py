@@ -216,14 +216,19 @@ def _board(body: dict[str, Any], limits: Limits) -> Board:
     if mines is not None and mines < 0:
         raise InvalidInputError(f"mine count must be non-negative, got {mines}")
     board = parse_board(text, mines=mines)
-    if board.rows * board.cols > limits.max_cells:
+    check_size(board.rows, board.cols, limits)
+    return board
+
+
+def check_size(rows: int, cols: int, limits: Limits, what: str = "board") -> None:
+    """Refuses (413 ``too_large``) a board of more than ``limits.max_cells`` cells."""
+    if rows * cols > limits.max_cells:
         raise ApiError(
             413,
             "too_large",
-            f"board {board.cols}x{board.rows} has {board.rows * board.cols} cells; "
+            f"{what} {cols}x{rows} has {rows * cols} cells; "
             f"this server solves at most {limits.max_cells}",
         )
-    return board
 
 
 def _seed(body: dict[str, Any]) -> int:

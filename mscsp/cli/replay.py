@@ -1,0 +1,110 @@
+"""``mscsp replay``: every click of a recorded game rated with the exact odds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..errors import InvalidInputError
+from ..render import format_probability
+from ..replay import FORMATS, ClickRating, ReplayRating, rate_replay, rating_json, read_replay
+from .options import backend_option, json_option, reports_errors, time_limit_option
+from .table import format_table
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@backend_option()
+@time_limit_option(0.0)
+@json_option
+@click.option(
+    "--guesses",
+    "guesses_only",
+    is_flag=True,
+    help="List only the clicks that were not certain safe (the summary counts them all).",
+)
+@reports_errors
+def replay(file: str, backend: str, time_limit: float, as_json: bool, guesses_only: bool) -> None:
+    """Rates every click of the replay FILE with the exact odds it was taken at.
+
+    FILE is a replay recorded by a Minesweeper program: .avf (Arbiter), .evf (Metasweeper),
+    .rmv (Viennasweeper) or .mvf (Minesweeper Clone); reading it needs the replay extra.
+    Each click gets the mine probability of the cell clicked, the lowest probability on the
+    board, and a verdict: forced, certain, best guess, or avoidable risk (with its cost, the
+    extra chance of losing over the safest cell). Flags are ignored; a chord counts as the
+    cells it opens. Cells are (row, col) counted from 0.
+    Exit codes: 0 ok, 2 bad or unsupported file, 4 ms_toollib missing, 5 solver limit.
+    """
+    try:
+        data = Path(file).read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    rating = rate_replay(read_replay(data, file), backend, time_limit or None)
+    if as_json:
+        click.echo(json.dumps(rating_json(rating)))
+        return
+    click.echo(_header(rating))
+    click.echo()
+    shown = [c for c in rating.clicks if not (guesses_only and c.verdict == "certain")]
+    click.echo(format_table(_COLUMNS, [_row(c) for c in shown]))
+    click.echo()
+    click.echo(_summary(rating))
+
+
+_COLUMNS = ("#", "cell", "kind", "p(mine)", "safest", "safe cells", "verdict", "cost")
+
+
+def _header(rating: ReplayRating) -> str:
+    replay = rating.replay
+    who = f" by {replay.player}" if replay.player else ""
+    made = f" ({replay.software})" if replay.software else ""
+    return (
+        f"{FORMATS[replay.format]} replay{who}{made}: {replay.cols}x{replay.rows}, "
+        f"{replay.mines} mines, {replay.mode} mode"
+    )
+
+
+def _cell(cell: tuple[int, int]) -> str:
+    return f"({cell[0]},{cell[1]})"
+
+
+def _row(click: ClickRating) -> list[object]:
+    kind = click.kind if click.kind == "click" else f"chord {_cell(click.at)}"
+    verdict = click.verdict if click.survived else f"{click.verdict}, LOST"
+    return [
+        click.number,
+        _cell(click.cell),
+        kind,
+        format_probability(float(click.probability)),
+        format_probability(float(click.safest)),
+        click.safe_cells,
+        verdict,
+        format_probability(float(click.cost)) if click.cost else "-",
+    ]
+
+
+def _summary(rating: ReplayRating) -> str:
+    s = rating.summary()
+    verdicts = ", ".join(f"{n} {v}" for v, n in s["verdicts"].items())
+    lines = [
+        f"result: {s['result']} after {s['clicks']} clicks ({verdicts})",
+        f"luck: {s['luck']:.4g} (the chance of surviving the "
+        f"{_plural(s['guesses_survived'], 'guess', 'guesses')} survived; "
+        f"-log10 = {abs(s['luck_log10']):.4f}, as ms_toollib's pluck)",
+        f"avoidable risk: {_plural(s['avoidable_risks'], 'click', 'clicks')}, total cost "
+        f"{s['avoidable_cost']:.4f}",
+    ]
+    lost = rating.lost_click
+    if lost is not None:
+        lines.append(
+            f"lost at click {lost.number}: {_cell(lost.cell)} at p = {lost.probability} "
+            f"({format_probability(float(lost.probability))}); the safest cell "
+            f"{_cell(lost.best_cell)} was at {lost.safest}"
+        )
+    return "\n".join(lines)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
