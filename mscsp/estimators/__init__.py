@@ -19,7 +19,7 @@ import functools
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
 from . import limited, sampling
-from .base import FAMILIES, Estimator, EstimatorKind, on_board
+from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board
 from .counting import CountingEstimator, counting_kinds
 from .learned import LearnedEstimator, learned_kinds
 
@@ -79,6 +79,7 @@ __all__ = [
     "DEFAULT_ESTIMATOR",
     "FAMILIES",
     "CountingEstimator",
+    "Estimate",
     "Estimator",
     "EstimatorKind",
     "LearnedEstimator",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -98,3 +99,31 @@ def on_board(board: Board, probabilities: np.ndarray) -> np.ndarray:
     out = np.where(board.cells == COVERED, out, np.nan)
     out[board.cells == FLAG] = 1.0
     return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An inexact estimator's answer on one board, shown wherever a Solution is shown.
+
+    It proves nothing: no cell is certain (:attr:`safe` and :attr:`mines` are empty), so
+    maps and JSON never show an estimate as certain, and it is always :attr:`approximate`.
+
+    Attributes:
+        board: The position.
+        probabilities: The estimate (as :meth:`Estimator.estimate` returns it).
+    """
+
+    board: Board
+    probabilities: np.ndarray
+    safe: list[tuple[int, int]] = field(default_factory=list)
+    mines: list[tuple[int, int]] = field(default_factory=list)
+    approximate: bool = True
+
+    @cached_property
+    def best_move(self) -> tuple[int, int] | None:
+        """The covered cell with the lowest estimate (the first in row-major order on ties)."""
+        covered = self.board.cells == COVERED
+        if not covered.any():
+            return None
+        index = int(np.argmin(np.where(covered, self.probabilities, np.inf)))
+        return divmod(index, self.board.cols)

@@ -43,7 +43,8 @@ def counting_kinds() -> list[EstimatorKind]:
             description=cls.description or f"{name} counting backend",
             arg="SOLVER" if name == "sat" else "",
             batches=False,
-            available=cls.supported,
+            # Looked up on each call, so the class's own check is the one that answers.
+            available=lambda cls=cls: cls.supported(),
             build=_build,
         )
         for name, cls in BACKENDS.items()
