@@ -27,11 +27,18 @@ from .learned import LearnedEstimator, learned_kinds
 DEFAULT_ESTIMATOR = DEFAULT_BACKEND
 
 
-@functools.cache
+#: The learned models, looked up in ``learners.registry`` once (on first use, not import).
+_learned = functools.cache(learned_kinds)
+
+
 def estimator_kinds() -> dict[str, EstimatorKind]:
     """Every estimator by name: exact and approximate counters, the sampler, the limited
-    traversal, then the learned models; the first is the default."""
-    kinds = [*counting_kinds(), sampling.KIND, limited.KIND, *learned_kinds()]
+    traversal, then the learned models; the first is the default.
+
+    The counters are read from :data:`mscsp.backends.BACKENDS` on each call, so a backend
+    registered there is an estimator at once.
+    """
+    kinds = [*counting_kinds(), sampling.KIND, limited.KIND, *_learned()]
     return {kind.name: kind for kind in kinds}
 
 
