@@ -13,8 +13,8 @@ import json
 
 import numpy as np
 
-from learners.evaluate import play_games
-from learners.player import LearnerPlayer
+from learners.nets.evaluate import play_games
+from learners.nets.player import LearnerPlayer
 from mscsp.players import get_player
 
 BLOCKS, GAMES, SEED = 4, 100, 3_000_000

@@ -115,8 +115,8 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "alexnet",
-        "learners.alexnet:make_player",
-        "learners.alexnet:train",
+        "learners.nets.alexnet:make_player",
+        "learners.nets.alexnet:train",
         "ml",
         _JAX,
         "002 2.2",

@@ -105,7 +105,7 @@ def check_player_options(strategy: str, options: dict[str, Any]) -> None:
 def _player_class(strategy: str) -> type | None:
     if strategy.startswith(LEARNER_PREFIX):
         try:  # light: JAX loads only when a model does
-            from learners.player import LearnerPlayer
+            from learners.nets.player import LearnerPlayer
         except ImportError:
             return None
         return LearnerPlayer

@@ -15,7 +15,7 @@ pytest.importorskip("jax")
 from click.testing import CliRunner  # noqa: E402
 
 import mscsp  # noqa: E402
-from learners import data, evaluate, models, player, train  # noqa: E402
+from learners.nets import data, evaluate, models, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from tests.conftest import interrupt_when, repo_env  # noqa: E402
 

@@ -12,7 +12,7 @@ pytest.importorskip("jax")
 from click.testing import CliRunner  # noqa: E402
 
 import mscsp  # noqa: E402
-from learners import channels, dagger, data, models, player, train  # noqa: E402
+from learners.nets import channels, data, models, onpolicy, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
 
@@ -109,7 +109,7 @@ def tiny(tmp_path_factory) -> dict:
         train.TrainConfig(data=[str(base)], out=str(root / "init"), steps=6, batch=8, eval_every=3),
         log=lambda _: None,
     )
-    cfg = dagger.DaggerConfig(
+    cfg = onpolicy.DaggerConfig(
         out=str(root / "dagger"),
         spec=SPEC,
         base=[str(base)],
@@ -121,7 +121,7 @@ def tiny(tmp_path_factory) -> dict:
         batch=8,
         eval_every=2,
     )
-    rows = dagger.run_rounds(cfg, workers=1, progress=False, log=lambda _: None)
+    rows = onpolicy.run_rounds(cfg, workers=1, progress=False, log=lambda _: None)
     return {"cfg": cfg, "rows": rows, "base": base, "init": init / train.MODEL_FILE}
 
 
@@ -131,12 +131,12 @@ def test_round_positions_are_the_learners_own_games_with_exact_labels(tiny):
     assert len(shards) == 2
     meta = data.read_meta(shards[0])
     assert meta["policy"]["round"] == 1 and meta["policy"]["beta"] == 0.0
-    assert meta["policy"]["sha256"] == dagger.checkpoint_digest(tiny["init"])
+    assert meta["policy"]["sha256"] == onpolicy.checkpoint_digest(tiny["init"])
     (group,) = data.load(cfg.round_dir(1) / "data")
     learner = player.LearnerPlayer(str(tiny["init"]))
     counter = mscsp.backends.get_backend("dss")
     seeds = sorted(set(group.seed.tolist()))
-    assert seeds == list(range(dagger.ROUND_SEED_STRIDE, dagger.ROUND_SEED_STRIDE + 12))
+    assert seeds == list(range(onpolicy.ROUND_SEED_STRIDE, onpolicy.ROUND_SEED_STRIDE + 12))
     for seed in seeds:
         # Replay the game with the learner through the player API `mscsp play` uses.
         game = mscsp.Game(SPEC.rows, SPEC.cols, SPEC.mines, seed=seed, first_click="safe")
@@ -161,7 +161,7 @@ def test_round_positions_are_the_learners_own_games_with_exact_labels(tiny):
 
 def test_decisive_cells_weigh_more(tiny):
     (group,) = data.load(tiny["cfg"].round_dir(1) / "data")
-    boost = 1 + dagger.WEIGHT_BOOST
+    boost = 1 + onpolicy.WEIGHT_BOOST
     for cells, probs, weight in zip(group.cells, group.probs, group.weight, strict=True):
         covered = cells == -1
         q = np.where(covered, probs, np.inf)
@@ -171,7 +171,7 @@ def test_decisive_cells_weigh_more(tiny):
     # CSP shards loaded alongside weigh 1 everywhere.
     groups = data.load([tiny["base"], tiny["cfg"].round_dir(1) / "data"])
     (both,) = groups
-    from_base = both.seed < dagger.ROUND_SEED_STRIDE
+    from_base = both.seed < onpolicy.ROUND_SEED_STRIDE
     assert (both.weight[from_base] == 1).all() and (both.weight[~from_base] == boost).any()
     x, y, mask = train.sample_batch(groups, "exact", 64, np.random.default_rng(1))
     assert set(np.unique(mask)) <= {0.0, 1.0, float(boost)}
@@ -180,9 +180,9 @@ def test_decisive_cells_weigh_more(tiny):
 def test_beta_one_replays_the_csp_games():
     counter = mscsp.backends.get_backend("dss")
     init = str(player.resolve("default"))
-    record = dagger.policy_record(init, beta=1.0, round_=1)
+    record = onpolicy.policy_record(init, beta=1.0, round_=1)
     for seed in (3, 4):
-        mixed = dagger.policy_game_positions(SPEC, seed, counter, record)
+        mixed = onpolicy.policy_game_positions(SPEC, seed, counter, record)
         csp = data.game_positions(SPEC, seed, counter)
         assert np.array_equal(mixed["cells"], csp["cells"])
         assert np.array_equal(mixed["probs"], csp["probs"])
@@ -194,15 +194,15 @@ def test_round_trains_resumes_and_refuses_other_settings(tiny):
     assert row["round"] == 1 and row["positions"] == len(data.load(cfg.round_dir(1) / "data")[0])
     saved = json.loads((model / train.METRICS_FILE).read_text().splitlines()[-1])
     assert saved["step"] == 4
-    assert json.loads((model.parent.parent / dagger.ROUNDS_FILE).read_text()) == tiny["rows"]
+    assert json.loads((model.parent.parent / onpolicy.ROUNDS_FILE).read_text()) == tiny["rows"]
     shards = sorted((cfg.round_dir(1) / "data").glob("shard-*.npz"))
     stamps = [p.stat().st_mtime_ns for p in shards]
-    again = dagger.run_rounds(cfg, workers=1, progress=False, log=lambda _: None)
+    again = onpolicy.run_rounds(cfg, workers=1, progress=False, log=lambda _: None)
     assert again == tiny["rows"]
     assert [p.stat().st_mtime_ns for p in shards] == stamps
-    other = dagger.DaggerConfig(**{**cfg.__dict__, "beta": 0.5})
+    other = onpolicy.DaggerConfig(**{**cfg.__dict__, "beta": 0.5})
     with pytest.raises(InvalidInputError, match="beta"):
-        dagger.run_rounds(other, workers=1, progress=False, log=lambda _: None)
+        onpolicy.run_rounds(other, workers=1, progress=False, log=lambda _: None)
 
 
 def test_init_of_another_model_is_refused(tiny, tmp_path):
@@ -225,7 +225,7 @@ def test_cli_dagger_errors_are_one_line(tmp_path):
 
 
 def test_sweep_trains_each_config_alike_and_resumes(tiny, tmp_path):
-    from learners import sweep
+    from learners.nets import sweep
 
     configs = ["resnet-b3", "resnet-certain"]
     kwargs = {"steps": 3, "batch": 8, "eval_every": 3}
@@ -253,7 +253,7 @@ def test_learn_lists_the_new_commands():
 
 
 def test_ablation_pairs_labels_on_the_same_budget_and_resumes(tiny, tmp_path):
-    from learners import ablation
+    from learners.nets import ablation
 
     assert ablation.curve_steps(4000, 4) == [500, 1000, 2000, 4000]
     assert ablation.curve_steps(3, 5) == [1, 2, 3]

@@ -361,9 +361,9 @@ def test_learner_spec_loads_lazily(monkeypatch):
         calls.append(path)
         return ProbabilityPlayer(lambda b: np.zeros(b.shape))
 
-    module = types.ModuleType("learners.player")
+    module = types.ModuleType("learners.nets.player")
     module.make_player = make_player
-    monkeypatch.setitem(sys.modules, "learners.player", module)
+    monkeypatch.setitem(sys.modules, "learners.nets.player", module)
     player = get_player("learner:models/x.npz")
     assert isinstance(player, ProbabilityPlayer) and calls == ["models/x.npz"]
 

@@ -222,7 +222,7 @@ def test_csp_xgb_fits_and_plays(tmp_path) -> None:
 def test_csp_nn_iter_resume_matches_one_run(tmp_path, monkeypatch) -> None:
     pytest.importorskip("jax")
     from learners.guess import common, nn_iter
-    from learners.train import load_model
+    from learners.nets.train import load_model
 
     small = common.random_board
     monkeypatch.setattr(nn_iter, "BATCH_GAMES", 3)
@@ -259,7 +259,7 @@ def test_alexnet_fits_and_plays(tmp_path) -> None:
     pytest.importorskip("jax")
     from flax import nnx
 
-    from learners import data, models, train
+    from learners.nets import data, models, train
 
     positions = [
         (b.cells, s.probabilities)

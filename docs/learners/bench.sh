@@ -26,7 +26,7 @@ cp runs/resnet-long2/model.msgpack learners/weights/default.msgpack
 # 3. Evaluation (held-out games of the shards; games from seed 1000000).
 python -c '
 import json
-from learners.evaluate import CspPlayer, play_games
+from learners.nets.evaluate import CspPlayer, play_games
 games = {"beginner": 1000, "intermediate": 1000, "expert": 500}
 print(json.dumps({p: play_games(CspPlayer(), p, n) for p, n in games.items()}, indent=1))
 ' > docs/learners/csp-minprob.json
@@ -42,8 +42,8 @@ mscsp learn eval runs/mlp-board-exact --data runs/data/beginner --preset beginne
     --out docs/learners/mlp-board-exact.json
 # 4. Bulk-reveal cut-off of the player, on games not used above (seeds from 2000000).
 python -c '
-from learners.evaluate import play_games
-from learners.player import LearnerPlayer
+from learners.nets.evaluate import play_games
+from learners.nets.player import LearnerPlayer
 learner = LearnerPlayer("default")
 for preset, n in [("intermediate", 600), ("expert", 400)]:
     for cut in [0.0, 0.005, 0.02, 0.05, 0.1]:

@@ -11,7 +11,7 @@
 * Sub-state: the 3x3 scores around a candidate. Reward (equation 11): the cells opened from
   this guess until the next guess (or the end), over the safe cells; a losing guess earns 0.
   Return: ``sum_k r_{t+k} / (1 + k)`` (a linearly growing discount).
-* Network: Table 2 (:class:`learners.models.Table2QNet`), MSE, RMSprop. Single-pass (6.5):
+* Network: Table 2 (:class:`learners.nets.models.Table2QNet`), MSE, RMSprop. Single-pass (6.5):
   one fit on games of the base heuristic (``csp-edge``). Iterative (6.0): from the
   single-pass model, episodes of 5 games played by the current model, refitting after each.
 * Play: the candidate of ``B_s`` (section 4.2.1's near-minimum list) with the highest Q.
@@ -30,8 +30,8 @@ from flax import nnx
 from mscsp.players.csp import edge_heuristic
 
 from ..artefacts import Progress, artefact, episode_seed, write_json
-from ..models import build
-from ..train import load_model, save_model
+from ..nets.models import build
+from ..nets.train import load_model, save_model
 from .common import (
     EdgePlayer,
     GuessPlayer,
@@ -106,7 +106,7 @@ class CspDqnPlayer(RankingPlayer):
     """Versions 6.0 / 6.5: the near-minimum candidate with the highest predicted Q.
 
     Args:
-        model: A :class:`learners.models.Table2QNet`.
+        model: A :class:`learners.nets.models.Table2QNet`.
         theta: Equation (10)'s coefficients.
         backend: Counting backend.
     """

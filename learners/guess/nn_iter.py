@@ -1,6 +1,6 @@
 """``csp-nn-iter``: seed 004 version 5.5, the iterative neural classifier (Algorithm 4).
 
-The Table 1 network (:class:`learners.models.Table1Mlp`; binary cross-entropy, Adam) learns
+The Table 1 network (:class:`learners.nets.models.Table1Mlp`; binary cross-entropy, Adam) learns
 whether a candidate is safe from the state-action features. Algorithm 4: for each episode,
 play a batch of 10 games *with the current model* as the guess, collect their candidate
 rows (labelled by the hidden layout), train on them and save the model. Every episode is
@@ -18,8 +18,8 @@ import optax
 from flax import nnx, serialization
 
 from ..artefacts import Progress, artefact, write_atomic, write_json
-from ..models import build
-from ..train import load_model, save_model
+from ..nets.models import build
+from ..nets.train import load_model, save_model
 from .common import FEATURES, GuessState, RankingPlayer, classification_rows, features
 from .nets import bce, fit, predictor
 

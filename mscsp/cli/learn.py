@@ -100,7 +100,7 @@ def data(
     first_click = rule or first_click
     rows, cols, mines, preset = board_size(preset, size, mines, default=None)
     require_ml()
-    from learners.data import GenSpec, directory_totals, generate
+    from learners.nets.data import GenSpec, directory_totals, generate
 
     spec = GenSpec(rows, cols, mines, first_click=first_click, preset=preset)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
@@ -168,9 +168,9 @@ def train(
     is written. Progress (loss, steps/s, ETA) is printed every 50 steps.
     """
     require_ml()
-    from learners.models import CONFIGS
-    from learners.train import TrainConfig
-    from learners.train import train as run
+    from learners.nets.models import CONFIGS
+    from learners.nets.train import TrainConfig
+    from learners.nets.train import train as run
 
     if model not in CONFIGS:
         raise click.BadParameter(f"choose from {', '.join(CONFIGS)}", param_hint="--model")
@@ -240,7 +240,7 @@ def evaluate(
 ) -> None:
     """Evaluate CHECKPOINT (model file, run directory or 'default'); prints JSON."""
     require_ml()
-    from learners.evaluate import evaluate_checkpoint
+    from learners.nets.evaluate import evaluate_checkpoint
 
     report = evaluate_checkpoint(
         checkpoint,

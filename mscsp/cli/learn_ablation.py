@@ -66,7 +66,7 @@ def ablation(
     checkpoints and points already played are kept.
     """
     require_ml()
-    from learners.ablation import AblationConfig, run_ablation, table
+    from learners.nets.ablation import AblationConfig, run_ablation, table
 
     cfg = AblationConfig(
         data=list(data_dirs),

@@ -130,8 +130,8 @@ def dagger(
     rows, cols, mines, preset = board_size(preset, size, mines)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
     require_ml()
-    from learners.dagger import DaggerConfig, run_rounds
-    from learners.data import GenSpec
+    from learners.nets.data import GenSpec
+    from learners.nets.onpolicy import DaggerConfig, run_rounds
 
     cfg = DaggerConfig(
         out=out,

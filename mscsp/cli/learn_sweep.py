@@ -63,7 +63,7 @@ def sweep(
     done are kept, and a rerun with more --model values only adds the new ones.
     """
     require_ml()
-    from learners.sweep import run_sweep
+    from learners.nets.sweep import run_sweep
 
     log = (lambda line: click.echo(line, err=True)) if as_json else click.echo
     rows = run_sweep(
@@ -82,6 +82,6 @@ def sweep(
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     else:
-        from learners.sweep import table
+        from learners.nets.sweep import table
 
         click.echo(table(rows))

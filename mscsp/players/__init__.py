@@ -2,7 +2,7 @@
 
 A new strategy is a :class:`Player` subclass with a ``name`` plus one line in
 :data:`PLAYERS`. ``learner:PATH`` (or ``learner:default``) specs load a learned model through
-``learners.player.make_player(PATH)``, imported only when asked for.
+``learners.nets.player.make_player(PATH)``, imported only when asked for.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def get_player(spec: str, **options: Any) -> Player:
     if spec.startswith(LEARNER_PREFIX):
         # The learners package imports JAX and Flax only when a model is loaded.
         try:
-            module = importlib.import_module("learners.player")
+            module = importlib.import_module("learners.nets.player")
             return module.make_player(spec[len(LEARNER_PREFIX) :], **options)
         except ImportError as exc:
             raise BackendUnavailableError(

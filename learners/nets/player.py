@@ -61,8 +61,8 @@ class LearnerPlayer(Player):
 
     Attributes:
         predict: Jit-compiled ``encoded batch -> probabilities`` (see
-            :func:`learners.train.make_predict`).
-        inputs: Extra inputs the model reads (:mod:`learners.channels`): never the solver's
+            :func:`learners.nets.train.make_predict`).
+        inputs: Extra inputs the model reads (:mod:`learners.nets.channels`): never the solver's
             counting, only cheap exact facts such as the deterministic reductions.
     """
 

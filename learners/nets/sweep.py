@@ -1,8 +1,8 @@
 """A small sweep: several model configs trained alike, evaluated alike, one table.
 
 Each config trains in ``OUT/<config>`` with the same data, steps, batch, learning rate and
-seed (:func:`learners.train.train`, so every run resumes), then is evaluated by
-:func:`learners.evaluate.evaluate_checkpoint` on the held-out games and, with ``games``, on
+seed (:func:`learners.nets.train.train`, so every run resumes), then is evaluated by
+:func:`learners.nets.evaluate.evaluate_checkpoint` on the held-out games and, with ``games``, on
 seeded games per preset. Evaluations are cached per checkpoint and setting
 (``OUT/<config>/sweep.json``), so a rerun with more configs only does the new work.
 ``OUT/sweep.md`` and ``OUT/sweep.json`` hold the table, ``OUT/curves.png`` the learning
@@ -40,9 +40,9 @@ def run_sweep(
     Raises:
         InvalidInputError: An unknown config, or a run directory of other settings.
     """
-    from .dagger import checkpoint_digest
     from .evaluate import evaluate_checkpoint
     from .models import CONFIGS, build, config_inputs, count_params, receptive_radius
+    from .onpolicy import checkpoint_digest
     from .train import MODEL_FILE, TrainConfig, plot_curves, train
 
     unknown = [c for c in configs if c not in CONFIGS]

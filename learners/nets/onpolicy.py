@@ -18,13 +18,13 @@ probability 0, where entropy is low).
 Layout of a run directory::
 
     dagger.json                 settings (a rerun must match; --rounds may grow)
-    round-01/data/              shards of round 1 (learners.data format, policy in meta)
+    round-01/data/              shards of round 1 (learners.nets.data format, policy in meta)
     round-01/model/             the train run of round 1 (model.msgpack, metrics.jsonl)
     round-01/eval.json          win rate of round 1's model (with eval games)
     rounds.json, rounds.png     one row per round: beta, positions, val metrics, win rate
 
-Every step resumes: shards through :func:`learners.data.generate`, training through
-:func:`learners.train.train`.
+Every step resumes: shards through :func:`learners.nets.data.generate`, training through
+:func:`learners.nets.train.train`.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def policy_game_positions(
     with probability ``policy["beta"]`` the exact player's moves are played instead.
 
     Returns:
-        Arrays as :func:`learners.data.game_positions`, plus ``weight`` (uint8 per cell).
+        Arrays as :func:`learners.nets.data.game_positions`, plus ``weight`` (uint8 per cell).
     """
     from mscsp import Game, solve
     from mscsp.game import first_move
@@ -248,7 +248,7 @@ def _check_run(cfg: DaggerConfig) -> None:
 
 
 def _model_name(checkpoint: str) -> str:
-    """The named config (:data:`learners.models.CONFIGS`) of a checkpoint's model."""
+    """The named config (:data:`learners.nets.models.CONFIGS`) of a checkpoint's model."""
     from .models import CONFIGS
     from .player import resolve
     from .train import load_model

@@ -1,7 +1,7 @@
 """Flax NNX models mapping an encoded position to one mine logit per cell.
 
 Every model takes ``x`` of shape ``(batch, rows, cols, N_CHANNELS)`` (see
-:func:`learners.data.encode`) and returns logits ``(batch, rows, cols)``. All but
+:func:`learners.nets.data.encode`) and returns logits ``(batch, rows, cols)``. All but
 ``mlp-board`` are fully convolutional and so accept any board size.
 
 ``table1-mlp`` and ``table2-qnet`` (seed 004's guess heuristics) are the exceptions: they map
@@ -239,7 +239,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 # --- Extra inputs and the size / receptive-field sweep (issue 9) ---------------------------
-# "inputs" names extra input channels (learners.channels): the encoder appends them and the
+# "inputs" names extra input channels (learners.nets.channels): the encoder appends them and the
 # stem takes them. The resnet-* sizes are the sweep's axes: width, depth, dilation.
 _RESNET = CONFIGS["resnet"]
 CONFIGS |= {
@@ -254,7 +254,7 @@ CONFIGS |= {
 
 
 def config_inputs(config: str | dict[str, Any]) -> tuple[str, ...]:
-    """The extra inputs (:mod:`learners.channels`) a config's model reads, in order."""
+    """The extra inputs (:mod:`learners.nets.channels`) a config's model reads, in order."""
     return tuple((CONFIGS[config] if isinstance(config, str) else config).get("inputs", ()))
 
 

@@ -1,8 +1,8 @@
 """Extra input channels: cheap, exact facts about a position that a convolution cannot see.
 
 A model config may name extra inputs (``"inputs": ["counts", "certain"]``, see
-:data:`learners.models.CONFIGS`); :func:`learners.data.encode` appends them after the 13 base
-channels, in the order named. None of them calls the solver's counting step:
+:data:`learners.nets.models.CONFIGS`); :func:`learners.nets.data.encode` appends them after
+the 13 base channels, in the order named. None of them calls the solver's counting step:
 
 * ``counts`` (2 channels, broadcast over the board): the unflagged mines still to find and
   the covered cells touching no revealed number, each divided by :data:`COUNT_SCALE`.
@@ -41,7 +41,7 @@ def input_channels(inputs: Sequence[str]) -> int:
 def counts(cells: np.ndarray, mines: np.ndarray) -> np.ndarray:
     """The ``counts`` channels of a batch ``(batch, rows, cols)``: ``(batch, rows, cols, 2)``.
 
-    Off-board cells (:data:`learners.data.OFF_BOARD`) are 0 in both channels.
+    Off-board cells (:data:`learners.nets.data.OFF_BOARD`) are 0 in both channels.
     """
     from mscsp.board import neighbour_sum
 

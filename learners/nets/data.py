@@ -43,7 +43,7 @@ def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = (
         cells: ``int8`` codes, shape ``(rows, cols)`` or ``(batch, rows, cols)``; cells equal
             to :data:`OFF_BOARD` are padding.
         mines: Total mines per position (scalar or shape ``(batch,)``).
-        inputs: Extra inputs a model config names (:mod:`learners.channels`), appended in
+        inputs: Extra inputs a model config names (:mod:`learners.nets.channels`), appended in
             this order after the base channels.
 
     Returns:
@@ -140,7 +140,7 @@ def make_shard(
         path: Shard file.
         backend: Counting backend for the labels.
         policy: ``None``: the CSP player's games; else a learner policy record
-            (:func:`learners.dagger.policy_record`): its own games, with cell weights.
+            (:func:`learners.nets.onpolicy.policy_record`): its own games, with cell weights.
 
     Returns:
         The number of positions written.
@@ -151,7 +151,7 @@ def make_shard(
     if policy is None:
         parts = [game_positions(spec, int(s), counter) for s in seeds]
     else:
-        from .dagger import policy_game_positions
+        from .onpolicy import policy_game_positions
 
         parts = [policy_game_positions(spec, int(s), counter, policy) for s in seeds]
     arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
@@ -257,7 +257,7 @@ def generate(
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
 
-    With ``policy`` (a record from :func:`learners.dagger.policy_record`) the games are
+    With ``policy`` (a record from :func:`learners.nets.onpolicy.policy_record`) the games are
     played by that learner instead, and the shards carry per-cell loss weights.
 
     Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards.

@@ -1,12 +1,16 @@
 """``alexnet``: seed 002's AlexNet-like CNN player (section 2.2), trained on 8x8 with 10 mines.
 
 Training follows the paper's recipe on this project's data: positions from games on 8x8/10
-(:func:`learners.data.generate`, every decision point of a CSP-played game rather than every
+(:func:`learners.nets.data.generate`, every decision point of a CSP-played game rather than every
 15th board of a won game), targets the true mine layout on covered cells (the paper marks
-the mines in the perimeter), binary cross-entropy (:func:`learners.train.train`, config
-``alexnet`` of :mod:`learners.models`). Play: the model's mine probabilities, and the
+the mines in the perimeter), binary cross-entropy (:func:`learners.nets.train.train`, config
+``alexnet`` of :mod:`learners.nets.models`). Play: the model's mine probabilities, and the
 perimeter tile with the lowest one is clicked (a random-free fallback to every covered
 tile when the perimeter is empty).
+
+It lives with the Flax networks rather than in a subpackage of its own: it is one named config
+of :mod:`.models`, generated, trained and played by the same :mod:`.data`, :mod:`.train` and
+:mod:`.player`; only its board size and perimeter rule are seed 002's.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import numpy as np
 from mscsp.board import COVERED
 from mscsp.players.base import Cell
 
-from .artefacts import artefact, write_json
-from .classic.data import perimeter
+from ..artefacts import artefact, write_json
+from ..classic.data import perimeter
 from .player import LearnerPlayer
 
 BOARD = (8, 8, 10)

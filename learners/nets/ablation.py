@@ -1,7 +1,7 @@
 """The labels ablation: exact probabilities against mine layouts, as learning curves.
 
 One model config trains twice on the same shards with the same seed, batches, schedule and
-steps (:func:`learners.train.train`); only the targets differ (``--labels exact`` or
+steps (:func:`learners.nets.train.train`); only the targets differ (``--labels exact`` or
 ``mines``). Each run keeps its train state at log-spaced steps (orbax, never deleted), and
 the model of every kept step plays the same seeded games, so the two curves of win rate
 against training positions (steps x batch) are paired game for game.
