@@ -31,6 +31,9 @@ class LearnedSystem:
         requires: Modules the system imports.
         paper: Seed paper and section it reproduces.
         summary: One line on what it is.
+        estimates: Whether its player predicts a mine probability per cell
+            (``probabilities_batch``), so that it is also an estimator
+            (:mod:`mscsp.estimators`: ``mscsp bench --backend NAME``).
     """
 
     name: str
@@ -40,6 +43,7 @@ class LearnedSystem:
     requires: tuple[str, ...]
     paper: str
     summary: str
+    estimates: bool = False
 
     def supported(self) -> bool:
         """Whether the system's packages can be imported here."""
@@ -121,6 +125,7 @@ _SYSTEMS = (
         _JAX,
         "002 2.2",
         "AlexNet-like CNN (flax.nnx) predicting mines, lowest-risk perimeter cell",
+        estimates=True,
     ),
     LearnedSystem(
         "csp-xgb",

@@ -98,7 +98,7 @@ def learned_kinds() -> list[EstimatorKind]:
     except ImportError:  # the learners package is not installed
         return kinds
     for system in systems:
-        if getattr(system, "estimates", False):
+        if system.estimates:
             kinds.append(
                 EstimatorKind(
                     name=system.name,
