@@ -215,3 +215,19 @@ def test_backends_lists_every_estimator_with_its_family():
     assert by_name["learner"]["batches"] and by_name["learner"]["extra"] == "ml"
     assert by_name["sampler"]["exact"] is False and by_name["sampler"]["counts"] is None
     assert by_name["dss"]["family"] == "exact" and by_name["approxmc"]["family"] == "approximate"
+
+
+def test_analyser_answers_an_estimate_with_its_difference_from_exact():
+    _learner_or_skip()
+    service = pytest.importorskip("mscsp.web.service")
+    limits = service.Limits()
+    assert "learner:default" in [e["name"] for e in service.meta(limits)["estimators"]]
+    answer = service.solve_request({"board": FLAGGED, "backend": "learner:default"}, limits)
+    assert answer["approximate"] is True and answer["exact"] is False
+    assert answer["cells"] == [] and answer["reference"] == DEFAULT_BACKEND
+    board = parse_board(FLAGGED)
+    exact = solve(board).probabilities
+    for r, c in zip(*np.nonzero(board.cells == COVERED), strict=True):
+        estimate = answer["probabilities"][r][c]
+        assert answer["difference"][r][c] == pytest.approx(estimate - exact[r, c], abs=1e-12)
+    assert answer["difference"][0][0] is None and answer["difference"][0][1] is None  # 1, F
