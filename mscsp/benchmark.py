@@ -525,11 +525,15 @@ def run_benchmark(
         raise InvalidInputError(
             f"the reference must be an exact counting backend, not {reference!r}"
         )
-    for name in names:  # fail fast on a missing package or a bad option, before any run
+    # Fail fast on a missing package, a bad option or checkpoint, before any run.
+    estimators: dict[str, Estimator] = {}
+    for name in names:
         if is_counting(name):
             get_backend(name, time_limit=time_limit, max_solutions=max_solutions)
         elif decide:
             raise InvalidInputError(f"--decide times counting backends only, not {name!r}")
+        else:
+            estimators[name] = get_estimator(name, time_limit=time_limit)
     result = BenchResult(
         reference=reference,
         positions=len(entries),
@@ -545,7 +549,7 @@ def run_benchmark(
             _Isolated(name, limits, plain, repeat, decide, grace) if isolate and counting else None
         )
         timed = _timed(name, *limits) if counting and not isolate else None
-        estimator = None if counting else _warm_estimator(name, time_limit, plain)
+        estimator = None if counting else _warmed(estimators[name], plain)
         try:
             for index, entry in enumerate(entries):
                 try:
@@ -612,9 +616,8 @@ def _record(
     )
 
 
-def _warm_estimator(name: str, time_limit: float | None, boards: list[Board]) -> Estimator:
-    """The estimator, after one untimed estimate per board size (JIT compiles, imports)."""
-    estimator = get_estimator(name, time_limit=time_limit)
+def _warmed(estimator: Estimator, boards: list[Board]) -> Estimator:
+    """``estimator`` after one untimed estimate per board size (JIT compiles, imports)."""
     firsts = {board.shape: board for board in boards}
     with contextlib.suppress(MscspError):
         estimator.estimate_batch(list(firsts.values()))
