@@ -14,7 +14,7 @@ from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..estimators import CountingEstimator, Estimate, get_estimator
 from ..heatmap import save_png
 from ..probabilities import Solution
-from ..render import format_probability, probability_map, solution_json
+from ..render import format_probability, probability_map, shown_probabilities, solution_json
 from .options import (
     backend_option,
     json_option,
@@ -106,7 +106,8 @@ def probs(
     click.echo(f"certain mines ({len(solution.mines)}): " + _cells(solution.mines))
     if solution.best_move is not None:
         r, c = solution.best_move
-        shown = format_probability(solution.probabilities[r, c])
+        # As on the map: an estimate of 0 (or a float that rounds to it) is not certain.
+        shown = format_probability(shown_probabilities(solution)[r, c])
         if not isinstance(solution, Estimate):
             shown = f"{solution.exact[(r, c)]} = {shown}"
         click.echo(f"suggested move: ({r}, {c}), mine probability {shown}")

@@ -52,7 +52,7 @@ class EstimatorKind:
         """
         if not self.available():
             raise BackendUnavailableError(
-                f"estimator {self.name!r} needs its optional packages: "
+                f"backend {self.name!r} needs its optional packages: "
                 f"pip install 'mscsp[{self.extra}]'"
             )
         return self.build(self, arg, time_limit)
