@@ -22,6 +22,7 @@ from mscsp.estimators import (
     learned,
 )
 from mscsp.metrics import CellErrors, cell_errors
+from mscsp.positions import sample_positions
 
 #: One of each kind of estimator (the counting backends have their own brute-force tests).
 SPECS = ["dss", "approxmc", "sampler:300", "csp-limited", "learner:default", "alexnet"]
@@ -220,3 +221,20 @@ def test_analyser_answers_an_estimate_with_its_difference_from_exact():
         estimate = answer["probabilities"][r][c]
         assert answer["difference"][r][c] == pytest.approx(estimate - exact[r, c], abs=1e-12)
     assert answer["difference"][0][0] is None and answer["difference"][0][1] is None  # 1, F
+
+
+def test_bench_text_shows_accuracy_and_error_per_family(tmp_path):
+    boards = sample_positions(9, 9, 10, 2, seed=3)
+    corpus = tmp_path / "families.jsonl"
+    lines = [
+        json.dumps({"board": b.to_text(), "family": family})
+        for b, family in zip(boards, ("wide", "dense"), strict=True)
+    ]
+    corpus.write_text("\n".join(lines) + "\n")
+    args = ["bench", "--corpus", str(corpus), "--backend", "sampler:20,csp-limited"]
+    result = CliRunner().invoke(main, [*args, "--in-process"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "accuracy against dss" in text and "mean |dp|" in text
+    table = text[text.index("per family: where") :]
+    assert "wide" in table and "dense" in table and "csp-limited" in table
