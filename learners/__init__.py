@@ -1,11 +1,19 @@
-"""Learners for mscsp: JAX/Flax models trained on exact CSP mine probabilities.
+"""Learned players for mscsp, one subpackage per family, and their registry.
 
-The Flax networks live in :mod:`.nets` (data, models, training, on-policy rounds, sweeps,
-evaluation, ``learner:PATH`` for ``mscsp play``). Nothing here is
-imported by ``import mscsp``; the ``ml`` extra provides JAX, Flax and optax.
+* :mod:`.nets`: this project's JAX/Flax networks trained on exact CSP mine probabilities
+  (data, input channels, models, training, on-policy rounds, sweeps, ablation, evaluation,
+  the ``learner:PATH`` player) and seed 002's AlexNet (:mod:`.nets.alexnet`); extra ``ml``.
+* :mod:`.classic`: seed 001's scikit-learn players (``local-logistic``, ``local-svm``,
+  ``global-ridge``); extra ``classic``.
+* :mod:`.qlearning`: tabular Q-learning of seeds 001 and 002 (``q-simple``, ``q-cluster``) on
+  the ``mscsp/Minesweeper-v0`` environment; extra ``rl``.
+* :mod:`.guess`: seed 004's learned guess heuristics over the exact probabilities: the
+  XGBoost one (``csp-xgb``) is trained and played in :mod:`.guess.xgb`, the networks in
+  :mod:`.guess.nn_iter` and :mod:`.guess.dqn`.
 
-The seed papers' other learning systems are registered by name in :mod:`.registry`:
-:mod:`.classic` (seed 001, scikit-learn), :mod:`.qlearning` (seeds 001 and 002, tabular, on
-the ``mscsp/Minesweeper-v0`` environment), :mod:`.nets.alexnet` (seed 002) and :mod:`.guess`
-(seed 004's learned guess heuristics); see ``docs/seeds.md``.
+:mod:`.registry` holds every learned system by name (``learner`` first, then the seed papers'
+in paper order) with its family, player, trainer and extra; it is the only module ``mscsp``
+imports, and only when a name is not built in. :mod:`.artefacts` and ``weights/`` are the
+shipped artefacts. Nothing here is imported by ``import mscsp``; see ``docs/learners.md`` and
+``docs/seeds.md``.
 """

@@ -21,6 +21,17 @@ def weights_dir() -> Path:
     return Path(str(resources.files("learners").joinpath("weights")))
 
 
+#: ``learner:default``: the shipped Flax network, ``learners/weights/default.msgpack``.
+DEFAULT_MODEL = "default"
+
+
+def model_path(path: str) -> Path:
+    """A Flax network's checkpoint path; :data:`DEFAULT_MODEL` is the one shipped here."""
+    if path == DEFAULT_MODEL:
+        return weights_dir() / f"{DEFAULT_MODEL}.msgpack"
+    return Path(path)
+
+
 def artefact(path: str | Path | None, default: str) -> Path:
     """``path`` if given, else the shipped ``learners/weights/<default>``; must exist.
 

@@ -1,12 +1,17 @@
-"""Every learned player of the seed papers by name, shaped like the backends' registry.
+"""Every learned system by name, shaped like the backends' registry.
 
-:data:`SYSTEMS` is ordered (paper by paper); each entry names the module that builds its
-player and the one that trains it (both imported only when asked for), the pip extra its
-packages come from and the modules it needs (:meth:`LearnedSystem.supported` imports them
-lazily). ``mscsp play --strategy NAME`` resolves these names through
-:func:`mscsp.players.get_player`; ``mscsp learn system NAME`` trains them.
+:data:`SYSTEMS` is ordered and its first entry is the default: ``learner``, the Flax networks
+of :mod:`learners.nets` (``learner:PATH``, ``learner:default`` or plain ``learner``); then the
+seed papers' systems, paper by paper. Each entry names its family (the subpackage it lives
+in), the callable that builds its player and the one that trains it (``"module:callable"``,
+imported only when asked for), the pip extra its packages come from and the modules it needs
+(:meth:`LearnedSystem.supported` imports them lazily).
 
-This module imports nothing heavy, so listing the names stays cheap.
+This is the one way from ``mscsp`` into ``learners``: :func:`mscsp.players.get_player` resolves
+every learned name here (:func:`get_learned`), and the harness checks a learned player's
+options through :func:`player_factory`; ``mscsp learn system NAME`` trains the seed systems.
+The entries name their modules as data, so this module imports nothing heavy and nothing of
+``learners`` (listing the names stays cheap and no import circle runs through it).
 """
 
 from __future__ import annotations
@@ -25,24 +30,30 @@ class LearnedSystem:
 
     Attributes:
         name: Strategy name (``mscsp play --strategy NAME``).
-        player: ``"module:callable"`` returning the player (keyword options pass through).
-        trainer: ``"module:callable"`` training it (see :mod:`mscsp.cli.learn_seeds`).
+        family: The subpackage of ``learners`` it lives in (see :data:`FAMILIES`).
+        player: ``"module:callable"`` returning the player (keyword options pass through);
+            its keyword parameters are the player's options.
+        trainer: ``"module:callable"`` training it (see :mod:`mscsp.cli.learn_seeds`), or
+            ``None`` when it has its own commands (``mscsp learn data``/``train``/...).
         extra: The pip extra providing :attr:`requires`.
         requires: Modules the system imports.
-        paper: Seed paper and section it reproduces.
+        paper: Seed paper and section it reproduces (``""``: this project's own).
         summary: One line on what it is.
+        argument: The player parameter that ``NAME:VALUE`` sets (``None``: takes no value).
         estimates: Whether its player predicts a mine probability per cell
             (``probabilities_batch``), so that it is also an estimator
             (:mod:`mscsp.estimators`: ``mscsp bench --backend NAME``).
     """
 
     name: str
+    family: str
     player: str
-    trainer: str
+    trainer: str | None
     extra: str
     requires: tuple[str, ...]
     paper: str
     summary: str
+    argument: str | None = None
     estimates: bool = False
 
     def supported(self) -> bool:
@@ -63,17 +74,49 @@ class LearnedSystem:
             )
 
     def load(self, which: str) -> Callable[..., Any]:
-        """The player factory (``"player"``) or the trainer (``"trainer"``), imported now."""
+        """The player factory (``"player"``) or the trainer (``"trainer"``), imported now.
+
+        Raises:
+            InvalidInputError: ``"trainer"`` of a system trained by its own commands.
+            BackendUnavailableError: The system's extra is not installed.
+        """
+        target = getattr(self, which)
+        if target is None:
+            raise InvalidInputError(
+                f"{self.name!r} is not trained by 'mscsp learn system'; see docs/learners.md "
+                "(mscsp learn data, mscsp learn train)"
+            )
         self.require()
-        module, _, attr = getattr(self, which).partition(":")
+        module, _, attr = target.partition(":")
         return getattr(importlib.import_module(module), attr)
 
+
+#: The families, one subpackage of ``learners`` each, and what they hold.
+FAMILIES: dict[str, str] = {
+    "nets": "Flax networks: data, models, training, on-policy rounds, sweeps, evaluation",
+    "classic": "scikit-learn models of seed 001 on local windows and whole boards",
+    "qlearning": "tabular Q-learning of seeds 001 and 002 on the gymnasium environment",
+    "guess": "seed 004's learned guess heuristics on top of the exact probabilities",
+}
 
 _CLASSIC = ("sklearn", "xgboost")
 _JAX = ("jax", "flax", "optax")
 _SYSTEMS = (
     LearnedSystem(
+        "learner",
+        "nets",
+        "learners.nets.player:LearnerPlayer",
+        None,
+        "ml",
+        (*_JAX, "orbax.checkpoint"),
+        "",
+        "this project's Flax network (learner:PATH; learner:default is the shipped one)",
+        argument="path",
+        estimates=True,
+    ),
+    LearnedSystem(
         "local-logistic",
+        "classic",
         "learners.classic.local:make_player",
         "learners.classic.local:train_logistic",
         "classic",
@@ -83,6 +126,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "local-svm",
+        "classic",
         "learners.classic.local:make_svm_player",
         "learners.classic.local:train_svm",
         "classic",
@@ -92,6 +136,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "global-ridge",
+        "classic",
         "learners.classic.ridge:make_player",
         "learners.classic.ridge:train",
         "classic",
@@ -101,6 +146,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "q-simple",
+        "qlearning",
         "learners.qlearning.simple:make_player",
         "learners.qlearning.simple:train",
         "rl",
@@ -110,6 +156,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "q-cluster",
+        "qlearning",
         "learners.qlearning.cluster:make_player",
         "learners.qlearning.cluster:train",
         "rl",
@@ -119,6 +166,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "alexnet",
+        "nets",
         "learners.nets.alexnet:make_player",
         "learners.nets.alexnet:train",
         "ml",
@@ -129,6 +177,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "csp-xgb",
+        "guess",
         "learners.guess.xgb:make_player",
         "learners.guess.xgb:train",
         "classic",
@@ -138,6 +187,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "csp-nn-iter",
+        "guess",
         "learners.guess.nn_iter:make_player",
         "learners.guess.nn_iter:train",
         "ml",
@@ -147,6 +197,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "csp-dqn",
+        "guess",
         "learners.guess.dqn:make_player",
         "learners.guess.dqn:train",
         "ml",
@@ -156,6 +207,7 @@ _SYSTEMS = (
     ),
     LearnedSystem(
         "csp-dqn-iter",
+        "guess",
         "learners.guess.dqn:make_iter_player",
         "learners.guess.dqn:train_iter",
         "ml",
@@ -165,16 +217,19 @@ _SYSTEMS = (
     ),
 )
 
-#: Every learned system by name, in paper order.
+#: Every learned system by name: the default (``learner``) first, then in paper order.
 SYSTEMS: dict[str, LearnedSystem] = {s.name: s for s in _SYSTEMS}
 
+DEFAULT_SYSTEM = next(iter(SYSTEMS))
 
-def get_system(name: str) -> LearnedSystem:
-    """The registry entry of ``name``.
+
+def get_system(spec: str) -> LearnedSystem:
+    """The registry entry of ``spec``: a name, or ``NAME:VALUE`` (e.g. ``learner:PATH``).
 
     Raises:
         InvalidInputError: Unknown name (the message lists the valid ones).
     """
+    name = spec.partition(":")[0]
     system = SYSTEMS.get(name)
     if system is None:
         raise InvalidInputError(
@@ -183,15 +238,42 @@ def get_system(name: str) -> LearnedSystem:
     return system
 
 
-def get_learned(name: str, **options: Any) -> Any:
-    """The player of learned system ``name`` with its shipped (or ``weights=``) artefact.
+def player_factory(spec: str) -> Callable[..., Any]:
+    """What builds the player of ``spec``; its keyword parameters are the player's options.
 
     Raises:
-        InvalidInputError: Unknown name, bad options or a missing/corrupt artefact.
+        InvalidInputError: Unknown name.
         BackendUnavailableError: The system's extra is not installed.
     """
-    factory = get_system(name).load("player")
+    return get_system(spec).load("player")
+
+
+def get_learned(spec: str, **options: Any) -> Any:
+    """The player of learned system ``spec`` with its shipped (or given) artefact.
+
+    ``spec`` is a name (``csp-xgb``, ``learner``) or ``NAME:VALUE`` for a system that takes
+    one (``learner:PATH``, ``learner:default``); ``options`` pass to the player's factory.
+
+    Raises:
+        InvalidInputError: Unknown name, a value the system does not take, bad options or a
+            missing/corrupt artefact.
+        BackendUnavailableError: The system's extra is not installed.
+    """
+    system = get_system(spec)
+    name, colon, value = spec.partition(":")
+    if colon:
+        if system.argument is None:
+            raise InvalidInputError(
+                f"strategy {name!r} takes no ':VALUE'; give its options with -o KEY=VALUE"
+            )
+        options = {system.argument: value, **options}
+    factory = system.load("player")
     try:
         return factory(**options)
     except TypeError as exc:
-        raise InvalidInputError(f"strategy {name!r}: {exc}") from None
+        raise InvalidInputError(f"strategy {spec!r}: {exc}") from None
+    except ImportError as exc:  # a package the system loads late (its requires name the rest)
+        raise BackendUnavailableError(
+            f"strategy {spec!r} needs its optional packages: pip install 'mscsp[{system.extra}]' "
+            f"({exc})"
+        ) from None

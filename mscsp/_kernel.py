@@ -13,8 +13,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._kernel_status import COUNTED, DONE, FALLBACK
 from .board import COVERED, FLAG
-from .compiled import COUNTED, DONE, FALLBACK
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)

@@ -25,6 +25,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from ._kernel_status import COUNTED, FALLBACK
 from .board import Board
 from .constraints import Component, ComponentCount
 from .errors import InconsistentBoardError
@@ -35,13 +36,6 @@ from .probabilities import CellOdds, Solution, weigh_components
 PURE_ENV = "MSCSP_PURE"
 #: Whether :func:`mscsp.solve` may take this path (tests switch it off to compare).
 enabled = os.environ.get(PURE_ENV, "0") == "0"
-
-#: What the kernel returns: the whole answer is written (probability map included);
-DONE = 1
-#: the components are counted, and Python integers must weigh them together;
-COUNTED = 2
-#: the pure path must answer (an inconsistent board, or beyond the kernel's limits).
-FALLBACK = 0
 
 
 @cache

@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, first_move
-from .players import LEARNER_PREFIX, PLAYERS, Player, get_player
+from .players import Player, get_player, player_factory
 
 EXECUTORS = ("process", "ray")
 
@@ -70,11 +70,11 @@ def check_player_options(strategy: str, options: dict[str, Any]) -> None:
     Raises:
         InvalidInputError: Unknown option or bad value (one line, naming both).
     """
-    cls = _player_class(strategy)
-    if cls is None:
+    factory = player_factory(strategy)
+    if factory is None:
         return
-    params = inspect.signature(cls.__init__).parameters
-    fixed = {"self", "path"}  # a learner's path comes from its spec
+    params = inspect.signature(factory).parameters
+    fixed = {"path"}  # a learner's path comes from its spec
     takes = [n for n, p in params.items() if n not in fixed and p.kind is p.POSITIONAL_OR_KEYWORD]
     for name, value in options.items():
         if name not in takes:
@@ -100,16 +100,6 @@ def check_player_options(strategy: str, options: dict[str, Any]) -> None:
             raise InvalidInputError(
                 f"option {name} of {strategy!r} must be >= {least}, got {value}"
             )
-
-
-def _player_class(strategy: str) -> type | None:
-    if strategy.startswith(LEARNER_PREFIX):
-        try:  # light: JAX loads only when a model does
-            from learners.nets.player import LearnerPlayer
-        except ImportError:
-            return None
-        return LearnerPlayer
-    return PLAYERS.get(strategy)
 
 
 def _option_kind(default: Any) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -19,7 +20,6 @@ from mscsp.estimators import (
     estimator_kinds,
     get_estimator,
     is_counting,
-    learned,
 )
 from mscsp.metrics import CellErrors, cell_errors
 from mscsp.positions import sample_positions
@@ -94,7 +94,9 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(SatBackend, "supported", classmethod(lambda c: False))
     with pytest.raises(BackendUnavailableError, match=r"mscsp\[sat\]"):
         get_estimator("sat")
-    monkeypatch.setattr(learned, "NEEDS", ("no_such_module_for_mscsp",))
+    registry = pytest.importorskip("learners.registry")
+    missing = dataclasses.replace(registry.SYSTEMS["learner"], requires=("no_such_module_x",))
+    monkeypatch.setitem(registry.SYSTEMS, "learner", missing)
     with pytest.raises(BackendUnavailableError, match=r"mscsp\[ml\]"):
         get_estimator("learner:default")
     result = CliRunner().invoke(main, ["probs", "--backend", "learner:default"])

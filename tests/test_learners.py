@@ -124,7 +124,7 @@ def test_choose_moves_prefers_confident_safe_cells():
 
 
 def test_shipped_model_plays_a_game():
-    learner = player.make_player("default")
+    learner = player.LearnerPlayer("default")
     assert learner.name == "learner"
     result = evaluate.play_games(learner, "beginner", 2)
     assert result["games"] == 2 and 0 <= result["wins"] <= 2
@@ -188,7 +188,7 @@ def test_cli_data_train_eval(tmp_path):
 
 
 def test_learner_player_reports_guesses(monkeypatch):
-    learner = player.make_player("default")
+    learner = player.LearnerPlayer("default")
     board = mscsp.parse_board("mines=1\n1??\n???\n")
     confident = np.full(board.shape, 0.5)
     confident[1, 2] = 0.001

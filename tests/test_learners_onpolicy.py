@@ -12,6 +12,7 @@ pytest.importorskip("jax")
 from click.testing import CliRunner  # noqa: E402
 
 import mscsp  # noqa: E402
+from learners.artefacts import model_path  # noqa: E402
 from learners.nets import channels, data, models, onpolicy, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
@@ -179,7 +180,7 @@ def test_decisive_cells_weigh_more(tiny):
 
 def test_beta_one_replays_the_csp_games():
     counter = mscsp.backends.get_backend("dss")
-    init = str(player.resolve("default"))
+    init = str(model_path("default"))
     record = onpolicy.policy_record(init, beta=1.0, round_=1)
     for seed in (3, 4):
         mixed = onpolicy.policy_game_positions(SPEC, seed, counter, record)

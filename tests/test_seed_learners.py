@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from learners.registry import SYSTEMS, LearnedSystem, get_learned
+from learners.registry import FAMILIES, SYSTEMS, LearnedSystem, get_learned
 from mscsp import BackendUnavailableError, Game, InvalidInputError
 from mscsp.cli import main
 from mscsp.harness import RunConfig, play_game
@@ -46,13 +46,29 @@ def plays_whole_game(player, board, games: int = 2) -> list:
 
 
 def test_registry_is_ordered_by_paper_and_complete() -> None:
-    assert list(SYSTEMS) == list(PAPER_BOARD)
-    papers = [s.paper[:3] for s in SYSTEMS.values()]
+    default, *seeds = SYSTEMS.values()
+    assert default.name == "learner" and default.family == "nets"
+    assert [s.name for s in seeds] == list(PAPER_BOARD)
+    papers = [s.paper[:3] for s in seeds]
     assert papers == sorted(papers)
+    assert {s.family for s in SYSTEMS.values()} == set(FAMILIES)
+
+
+def test_learner_specs_resolve_through_the_registry() -> None:
+    pytest.importorskip("jax")
+    for spec in ("learner", "learner:default"):
+        player = get_player(spec, safe_below=0.05)
+        assert player.path.name == "default.msgpack" and player.safe_below == 0.05
+    with pytest.raises(InvalidInputError, match="takes no ':VALUE'"):
+        get_player("csp-xgb:x")
+    with pytest.raises(InvalidInputError, match="not trained by 'mscsp learn system'"):
+        SYSTEMS["learner"].load("trainer")
 
 
 def test_missing_extra_names_it() -> None:
-    fake = LearnedSystem("x", "m:f", "m:t", "classic", ("no_such_module_xyz",), "000", "")
+    fake = LearnedSystem(
+        "x", "classic", "m:f", "m:t", "classic", ("no_such_module_xyz",), "000", ""
+    )
     assert not fake.supported()
     with pytest.raises(BackendUnavailableError, match=r"mscsp\[classic\]") as info:
         fake.load("player")
@@ -286,7 +302,7 @@ def optax_adam():
 # --- shipped artefacts and the CLI ---------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(SYSTEMS))
+@pytest.mark.parametrize("name", list(PAPER_BOARD))
 def test_shipped_artefact_loads_and_plays(name: str) -> None:
     system = SYSTEMS[name]
     if not system.supported():
@@ -300,6 +316,9 @@ def test_cli_trains_then_plays_by_name(tmp_path) -> None:
     runner = CliRunner()
     listing = runner.invoke(main, ["learn", "system", "--list"])
     assert listing.exit_code == 0 and "q-cluster" in listing.output
+    assert listing.output.startswith("learner ")  # the registry's default comes first
+    own_commands = runner.invoke(main, ["learn", "system", "learner"])
+    assert own_commands.exit_code == 2 and "mscsp learn train" in own_commands.output
     out = tmp_path / "q"
     trained = runner.invoke(
         main,

@@ -20,6 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+#: Cell code for padding outside the board (the game uses -2 for flags, -1 for covered);
+#: here, below :func:`learners.nets.data.encode`, so that both read it without a circle.
+OFF_BOARD = -3
 #: Extra inputs by name, with the number of channels each adds.
 INPUTS: dict[str, int] = {"counts": 2, "certain": 2}
 #: Counts are divided by this, so an expert board's counts stay in a few units.
@@ -41,11 +44,9 @@ def input_channels(inputs: Sequence[str]) -> int:
 def counts(cells: np.ndarray, mines: np.ndarray) -> np.ndarray:
     """The ``counts`` channels of a batch ``(batch, rows, cols)``: ``(batch, rows, cols, 2)``.
 
-    Off-board cells (:data:`learners.nets.data.OFF_BOARD`) are 0 in both channels.
+    Off-board cells (:data:`OFF_BOARD`) are 0 in both channels.
     """
     from mscsp.board import neighbour_sum
-
-    from .data import OFF_BOARD
 
     covered = cells == -1
     revealed = cells >= 0
@@ -68,8 +69,6 @@ def certain(cells: np.ndarray, mines: np.ndarray) -> np.ndarray:
     from mscsp.constraints import build_system
     from mscsp.errors import InconsistentBoardError
     from mscsp.reduce import reduce_system
-
-    from .data import OFF_BOARD
 
     out = np.zeros((*cells.shape, 2), np.float32)
     for i, (position, total) in enumerate(zip(cells, mines, strict=True)):

@@ -21,15 +21,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from mscsp.errors import InvalidInputError
 from mscsp.harness import parallel_map
 
-#: Cell code for padding outside the board (the game uses -2 for flags, -1 for covered).
-OFF_BOARD = -3
+from .channels import OFF_BOARD, extra_inputs
+
 #: Input channels: covered, numbers 0-8, flag, on-board, remaining-mine density.
 N_CHANNELS = 13
 #: A game is held out for validation when ``seed % VAL_MODULUS == 0``.
@@ -68,8 +68,6 @@ def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = (
     ).astype(np.float32)
     if not inputs:
         return base
-    from .channels import extra_inputs
-
     return np.concatenate([base, extra_inputs(cells, mines, inputs)], axis=-1)
 
 
@@ -125,12 +123,28 @@ def game_positions(spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarr
     }
 
 
+class GamePolicy(Protocol):
+    """A player other than the CSP one whose games become shards (see :mod:`.onpolicy`).
+
+    The on-policy loop hands one to :func:`generate`, so this module never imports that loop.
+
+    Attributes:
+        record: What the shards' metadata and ``data.json`` record as the policy (JSON).
+    """
+
+    record: dict[str, Any]
+
+    def __call__(self, spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarray]:
+        """Every position of game ``seed``: arrays as :func:`game_positions`, plus ``weight``."""
+        ...
+
+
 def make_shard(
     spec: GenSpec,
     seeds: Sequence[int],
     path: str,
     backend: str = "dss",
-    policy: dict[str, Any] | None = None,
+    policy: GamePolicy | None = None,
 ) -> int:
     """Plays the games of ``seeds`` and writes their positions to ``path`` atomically.
 
@@ -139,8 +153,8 @@ def make_shard(
         seeds: Game seeds.
         path: Shard file.
         backend: Counting backend for the labels.
-        policy: ``None``: the CSP player's games; else a learner policy record
-            (:func:`learners.nets.onpolicy.policy_record`): its own games, with cell weights.
+        policy: ``None``: the CSP player's games; else a learner's policy
+            (:class:`learners.nets.onpolicy.LearnerPolicy`): its own games, with cell weights.
 
     Returns:
         The number of positions written.
@@ -148,12 +162,8 @@ def make_shard(
     from mscsp.backends import get_backend
 
     counter = get_backend(backend)
-    if policy is None:
-        parts = [game_positions(spec, int(s), counter) for s in seeds]
-    else:
-        from .onpolicy import policy_game_positions
-
-        parts = [policy_game_positions(spec, int(s), counter, policy) for s in seeds]
+    play = game_positions if policy is None else policy
+    parts = [play(spec, int(s), counter) for s in seeds]
     arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     meta = {
         "preset": spec.preset,
@@ -162,7 +172,7 @@ def make_shard(
         "mines": spec.mines,
         "first_click": spec.first_click,
         "first_move": spec.first_move,
-        "policy": "csp" if policy is None else policy,
+        "policy": "csp" if policy is None else policy.record,
         "backend": backend,
         "seeds": [int(s) for s in seeds],
         "games": len(seeds),
@@ -191,13 +201,13 @@ def shard_name(index: int) -> str:
 
 
 def _settings(
-    spec: GenSpec, games_per_shard: int, seed: int, policy: dict[str, Any] | None = None
+    spec: GenSpec, games_per_shard: int, seed: int, policy: GamePolicy | None = None
 ) -> dict[str, Any]:
     return {
         "spec": asdict(spec),
         "games_per_shard": games_per_shard,
         "seed": seed,
-        "policy": "csp" if policy is None else policy,
+        "policy": "csp" if policy is None else policy.record,
     }
 
 
@@ -253,12 +263,12 @@ def generate(
     workers: int | None = None,
     backend: str = "dss",
     progress: bool = True,
-    policy: dict[str, Any] | None = None,
+    policy: GamePolicy | None = None,
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
 
-    With ``policy`` (a record from :func:`learners.nets.onpolicy.policy_record`) the games are
-    played by that learner instead, and the shards carry per-cell loss weights.
+    With ``policy`` (a :class:`GamePolicy`, e.g. :class:`learners.nets.onpolicy.LearnerPolicy`)
+    the games are played by that learner instead, and the shards carry per-cell loss weights.
 
     Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards.
     The directory records its settings in ``data.json``: a rerun with the same settings
@@ -300,7 +310,7 @@ def generate(
     return [p for p, _ in jobs]
 
 
-def _make_shard_args(args: tuple[GenSpec, list[int], str, str, dict[str, Any] | None]) -> int:
+def _make_shard_args(args: tuple[GenSpec, list[int], str, str, GamePolicy | None]) -> int:
     return make_shard(*args)
 
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from mscsp.errors import InvalidInputError
 
+from ..artefacts import model_path
 from .data import GenSpec, _write_json, csp_move, directory_totals, generate
 
 #: Round ``k`` plays games with seeds from ``seed + k * ROUND_SEED_STRIDE``: no round
@@ -80,9 +81,9 @@ def policy_record(
     Raises:
         InvalidInputError: No checkpoint at that path, or ``beta`` outside [0, 1].
     """
-    from .player import SAFE_BELOW, resolve
+    from .player import SAFE_BELOW
 
-    path = resolve(checkpoint)
+    path = model_path(checkpoint)
     if path.is_dir():
         path = path / "model.msgpack"
     if not path.is_file():
@@ -180,6 +181,21 @@ def policy_game_positions(
     return out
 
 
+@dataclass(frozen=True)
+class LearnerPolicy:
+    """A round's games as :func:`learners.nets.data.generate` plays them (a ``GamePolicy``).
+
+    Attributes:
+        record: A :func:`policy_record` (what the shards record, and all the play needs).
+    """
+
+    record: dict[str, Any]
+
+    def __call__(self, spec: GenSpec, seed: int, backend: Any) -> dict[str, np.ndarray]:
+        """Every position of game ``seed``: :func:`policy_game_positions`."""
+        return policy_game_positions(spec, seed, backend, self.record)
+
+
 @dataclass
 class DaggerConfig:
     """A run of on-policy rounds (stored in ``dagger.json``; ``rounds`` may grow)."""
@@ -250,10 +266,9 @@ def _check_run(cfg: DaggerConfig) -> None:
 def _model_name(checkpoint: str) -> str:
     """The named config (:data:`learners.nets.models.CONFIGS`) of a checkpoint's model."""
     from .models import CONFIGS
-    from .player import resolve
     from .train import load_model
 
-    _, config, _ = load_model(resolve(checkpoint))
+    _, config, _ = load_model(model_path(checkpoint))
     for name, named in CONFIGS.items():
         if named == config:
             return name
@@ -307,7 +322,7 @@ def run_rounds(
             workers=workers,
             backend=cfg.backend,
             progress=progress,
-            policy=policy,
+            policy=LearnerPolicy(policy),
         )
         data_dirs.append(str(here / "data"))
         train_cfg = TrainConfig(

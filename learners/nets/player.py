@@ -9,27 +9,17 @@ evaluation loop uses to play many games in lockstep.
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from mscsp.players.base import Player
 
+from ..artefacts import DEFAULT_MODEL, model_path
 from .data import encode
 
-#: Name of the shipped model: ``learners/weights/default.msgpack``.
-DEFAULT = "default"
 #: Predicted probability under which a cell counts as safe and is revealed without a re-think.
 SAFE_BELOW = 0.02
-
-
-def resolve(path: str) -> Path:
-    """A checkpoint path; ``"default"`` is the model shipped in the package."""
-    if path == DEFAULT:
-        return Path(str(resources.files("learners").joinpath("weights", f"{DEFAULT}.msgpack")))
-    return Path(path)
 
 
 def choose_moves(
@@ -55,6 +45,9 @@ def choose_moves(
 class LearnerPlayer(Player):
     """Plays with a trained model's predicted mine probabilities.
 
+    ``mscsp play --strategy learner:PATH`` builds one through :mod:`learners.registry`
+    (``PATH`` may be ``default``); ``-o safe_below=X`` sets the option.
+
     Args:
         path: A ``model.msgpack`` file, a run directory, or ``"default"``.
         safe_below: Predicted probability under which cells are revealed in bulk.
@@ -68,11 +61,11 @@ class LearnerPlayer(Player):
 
     name: ClassVar[str] = "learner"
 
-    def __init__(self, path: str = DEFAULT, safe_below: float = SAFE_BELOW):
+    def __init__(self, path: str = DEFAULT_MODEL, safe_below: float = SAFE_BELOW):
         from .models import config_inputs
         from .train import load_model, make_predict
 
-        self.path = resolve(path)
+        self.path = model_path(path)
         self.model, self.config, self.meta = load_model(self.path)
         self.predict = make_predict(self.model)
         self.inputs = config_inputs(self.config)
@@ -98,11 +91,3 @@ class LearnerPlayer(Player):
         # A turn of confident-safe cells is no guess; the single fallback cell is one.
         self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
         return moves
-
-
-def make_player(path: str = DEFAULT, **options: Any) -> LearnerPlayer:
-    """Entry point for ``mscsp play --strategy learner:PATH`` (``PATH`` may be ``default``).
-
-    ``options`` go to :class:`LearnerPlayer` (e.g. ``safe_below``).
-    """
-    return LearnerPlayer(path, **options)

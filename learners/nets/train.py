@@ -30,6 +30,7 @@ from flax import nnx, serialization
 
 from mscsp.errors import InvalidInputError
 
+from ..artefacts import model_path
 from .data import Positions, encode, load
 from .models import CONFIGS, build, config_inputs, count_params
 
@@ -506,9 +507,7 @@ def _start_from(model: nnx.Module, config: dict[str, Any], path: str) -> None:
     Raises:
         InvalidInputError: The checkpoint is missing, unreadable or of another config.
     """
-    from .player import resolve
-
-    source, source_config, _ = load_model(resolve(path))
+    source, source_config, _ = load_model(model_path(path))
     if source_config != config:
         raise InvalidInputError(
             f"--init {path} is a {source_config} model, not {config}; give a checkpoint of "

@@ -85,6 +85,9 @@ def system(
 ) -> None:
     """Trains learned system NAME of the seed papers (progress on stderr; names: --list).
 
+    The list shows every learned system, ``learner`` (the Flax networks, trained with
+    mscsp learn data/train/dagger) first.
+
     The default board is the paper's; --preset or --size/--mines trains on another.
     Then play it with: mscsp play --strategy NAME -o weights=OUT/FILE.
     """
@@ -94,7 +97,8 @@ def system(
     if list_systems or name is None:
         for s in SYSTEMS.values():
             mark = "" if s.supported() else f"  (needs mscsp[{s.extra}])"
-            click.echo(f"{s.name:<15} seed {s.paper:<12} {s.summary}{mark}")
+            origin = f"seed {s.paper}" if s.paper else "mscsp"
+            click.echo(f"{s.name:<15} {s.family:<10} {origin:<16} {s.summary}{mark}")
         return
     board = parse_board(preset, size, mines)
     trainer = get_system(name).load("trainer")

@@ -1,9 +1,9 @@
 """Learned models that output a mine probability per cell, found through ``learners``.
 
-``learner:PATH`` (``learner:default`` is the shipped model) loads a checkpoint of the Flax
-networks; the seed papers' systems that predict per cell (the registry's entries with
-``estimates`` set, e.g. ``alexnet``) are listed by name. Nothing here imports JAX until an
-estimator is made; the ``learners`` package and its registry are imported on first use.
+Every entry of ``learners.registry`` with ``estimates`` set is an estimator under its own
+name: ``learner`` (``learner:PATH``; ``learner:default`` or plain ``learner`` is the shipped
+network) and the seed systems that predict per cell (``alexnet``). Nothing here imports JAX
+until an estimator is made; the registry (which imports nothing heavy) is read on first use.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ import numpy as np
 
 from ..board import Board
 from ..errors import InvalidInputError
-from ..players import LEARNER_PREFIX, get_player
+from ..players import LEARNED_REGISTRY
 from .base import Estimator, EstimatorKind, on_board
-
-#: Modules a learned network needs (the ``ml`` extra).
-NEEDS = ("jax", "flax", "optax")
 
 
 class LearnedEstimator(Estimator):
@@ -28,7 +25,7 @@ class LearnedEstimator(Estimator):
 
     Args:
         kind: Its registry entry.
-        spec: ``learner:PATH`` or a learned system's name.
+        spec: ``NAME`` or ``NAME:VALUE`` (``learner:PATH``).
         model: The loaded player (``probabilities_batch(cells, mines)``).
     """
 
@@ -54,62 +51,37 @@ class LearnedEstimator(Estimator):
         return out  # type: ignore[return-value]
 
 
-def _available(requires: Sequence[str]) -> bool:
-    try:
-        for module in ("learners", *requires):
-            importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
+def _registry() -> Any:
+    return importlib.import_module(LEARNED_REGISTRY)
 
 
-def _build_checkpoint(kind: EstimatorKind, arg: str, time_limit: float | None) -> Estimator:
-    spec = LEARNER_PREFIX + (arg or "default")
-    return LearnedEstimator(kind, spec, get_player(spec))
-
-
-def _build_system(kind: EstimatorKind, arg: str, time_limit: float | None) -> Estimator:
-    options = {"weights": arg} if arg else {}
-    model = importlib.import_module("learners.registry").get_learned(kind.name, **options)
+def _build(kind: EstimatorKind, arg: str, time_limit: float | None) -> Estimator:
+    spec = f"{kind.name}:{arg}" if arg else kind.name
+    model = _registry().get_learned(spec)
     if not hasattr(model, "probabilities_batch"):
         raise InvalidInputError(f"learned system {kind.name!r} gives no per-cell probabilities")
-    return LearnedEstimator(kind, f"{kind.name}:{arg}" if arg else kind.name, model)
-
-
-CHECKPOINT = EstimatorKind(
-    name=LEARNER_PREFIX.rstrip(":"),
-    family="learned",
-    exact=False,
-    extra="ml",
-    description="a trained network's predicted probabilities (learner:PATH; "
-    "learner:default is the shipped model)",
-    arg="PATH",
-    batches=True,
-    available=lambda: _available(NEEDS),
-    build=_build_checkpoint,
-)
+    return LearnedEstimator(kind, spec, model)
 
 
 def learned_kinds() -> list[EstimatorKind]:
-    """``learner:PATH``, then every registered learned system that estimates per cell."""
-    kinds = [CHECKPOINT]
+    """Every registered learned system that estimates per cell (none without ``learners``)."""
     try:
-        systems = importlib.import_module("learners.registry").SYSTEMS.values()
+        systems = _registry().SYSTEMS.values()
     except ImportError:  # the learners package is not installed
-        return kinds
-    for system in systems:
-        if system.estimates:
-            kinds.append(
-                EstimatorKind(
-                    name=system.name,
-                    family="learned",
-                    exact=False,
-                    extra=system.extra,
-                    description=system.summary,
-                    arg="WEIGHTS",
-                    batches=True,
-                    available=system.supported,
-                    build=_build_system,
-                )
-            )
-    return kinds
+        return []
+    return [
+        EstimatorKind(
+            name=system.name,
+            family="learned",
+            exact=False,
+            extra=system.extra,
+            description=system.summary,
+            arg=(system.argument or "").upper(),
+            batches=True,
+            # Looked up on each call, so the registry's entry is the one that answers.
+            available=lambda name=system.name: _registry().SYSTEMS[name].supported(),
+            build=_build,
+        )
+        for system in systems
+        if system.estimates
+    ]

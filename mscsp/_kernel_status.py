@@ -1,0 +1,11 @@
+"""What the compiled kernel (:mod:`mscsp._kernel`) returns to :mod:`mscsp.compiled`.
+
+Apart from both, so that the kernel reads them without importing the module that loads it.
+"""
+
+#: The whole answer is written (probability map included);
+DONE = 1
+#: the components are counted, and Python integers must weigh them together;
+COUNTED = 2
+#: the pure path must answer (an inconsistent board, or beyond the kernel's limits).
+FALLBACK = 0
