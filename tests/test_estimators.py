@@ -85,6 +85,8 @@ def test_bad_names_give_one_line_naming_the_choices():
         get_estimator("sampler:0")
     with pytest.raises(InvalidInputError, match="whole number"):
         get_estimator("csp-limited:many")
+    with pytest.raises(InvalidInputError, match="backend 'alexnet' takes no ':x'"):
+        get_estimator("alexnet:x")
     result = CliRunner().invoke(main, ["probs", "--backend", "learnr:default"])
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "learner:PATH" in result.output

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from ..board import COVERED, FLAG, Board
-from ..errors import BackendUnavailableError
+from ..errors import BackendUnavailableError, InvalidInputError
 
 #: Families of estimators, in the order listings show them.
 FAMILIES = ("exact", "approximate", "learned")
@@ -48,8 +48,11 @@ class EstimatorKind:
 
         Raises:
             BackendUnavailableError: A package is missing (the message names the extra).
-            InvalidInputError: A bad ``ARG`` or a missing checkpoint.
+            InvalidInputError: An ``ARG`` it does not take or a bad one, or a missing
+                checkpoint.
         """
+        if arg and not self.arg:
+            raise InvalidInputError(f"backend {self.name!r} takes no ':{arg}'")
         if not self.available():
             raise BackendUnavailableError(
                 f"backend {self.name!r} needs its optional packages: "
