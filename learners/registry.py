@@ -40,6 +40,9 @@ class LearnedSystem:
         paper: Seed paper and section it reproduces (``""``: this project's own).
         summary: One line on what it is.
         argument: The player parameter that ``NAME:VALUE`` sets (``None``: takes no value).
+        estimates: Whether its player predicts a mine probability per cell
+            (``probabilities_batch``), so that it is also an estimator
+            (:mod:`mscsp.estimators`: ``mscsp bench --backend NAME``).
     """
 
     name: str
@@ -51,6 +54,7 @@ class LearnedSystem:
     paper: str
     summary: str
     argument: str | None = None
+    estimates: bool = False
 
     def supported(self) -> bool:
         """Whether the system's packages can be imported here."""
@@ -108,6 +112,7 @@ _SYSTEMS = (
         "",
         "this project's Flax network (learner:PATH; learner:default is the shipped one)",
         argument="path",
+        estimates=True,
     ),
     LearnedSystem(
         "local-logistic",
@@ -168,6 +173,7 @@ _SYSTEMS = (
         _JAX,
         "002 2.2",
         "AlexNet-like CNN (flax.nnx) predicting mines, lowest-risk perimeter cell",
+        estimates=True,
     ),
     LearnedSystem(
         "csp-xgb",

@@ -95,7 +95,10 @@ def test_bench_preset_writes_records_and_plot(tmp_path: Path) -> None:
     for name in ("components.csv", "positions.csv", "summary.json", "latency.png", "width.png"):
         assert (tmp_path / name).stat().st_size > 0
     positions = (tmp_path / "positions.csv").read_text().splitlines()
-    assert positions[0] == "backend,position,family,seconds,status,max_abs_diff,calls,safe"
+    assert positions[0] == (
+        "backend,position,family,seconds,status,max_abs_diff,calls,safe,"
+        "mean_abs_diff,brier,log_loss"
+    )
     assert len(positions) == 1 + 2 * 3
 
 

@@ -1,33 +1,31 @@
-"""Evaluation: agreement with the exact solver, win rates, latency.
+"""Evaluation of a checkpoint: a thin view over the estimators' harness and metrics.
 
-Games are played with :class:`mscsp.Game` directly (classic rule: safe first click in the
-corner), so numbers here do not depend on the players package. ``csp-minprob`` is the exact
-baseline: reveal every certain-safe cell, else the least likely mine.
+Accuracy against the exact probabilities, its calibration table and plot are
+:mod:`mscsp.metrics` (the definitions ``mscsp bench`` uses); batched throughput is
+:func:`mscsp.benchmark.batched_throughput` on the model as an estimator
+(:mod:`mscsp.estimators`); the Wilson interval is :func:`mscsp.harness.wilson`. What is
+the learners' own: :func:`decisions` (how good the moves the predictions lead to are), and
+games played with :class:`mscsp.Game` directly (classic rule: safe first click in the
+corner) one by one or in lockstep with batched inference, on the seeds the training loops
+and published results use. ``csp-minprob`` is the exact baseline: reveal every certain-safe
+cell, else the least likely mine. ``mscsp bench --backend learner:PATH --games N`` compares
+a checkpoint with every other estimator in one table.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from mscsp.harness import wilson
+
 from .data import Positions, csp_move
 
 #: Evaluation games use seeds from here on, far from the training seeds (0, 1, 2, ...).
 EVAL_SEED = 1_000_000
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a win rate (95 % by default)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class CspPlayer:
@@ -165,54 +163,6 @@ def decisions(pred: np.ndarray, positions: Positions, safe_below: float) -> dict
     }
 
 
-def calibration(pred: np.ndarray, positions: Positions, bins: int = 10) -> dict[str, list]:
-    """Reliability table over covered cells: per predicted-probability bin, the mean
-    prediction, mean exact probability, observed mine frequency and cell count."""
-    covered = positions.cells == -1
-    p, q, m = pred[covered], positions.probs[covered], positions.layout[covered]
-    which = np.minimum((p * bins).astype(int), bins - 1)
-    table: dict[str, list] = {"pred": [], "exact": [], "mines": [], "count": []}
-    for b in range(bins):
-        sel = which == b
-        if sel.any():
-            table["pred"].append(float(p[sel].mean()))
-            table["exact"].append(float(q[sel].mean()))
-            table["mines"].append(float(m[sel].mean()))
-            table["count"].append(int(sel.sum()))
-    return table
-
-
-def plot_reliability(tables: dict[str, dict[str, list]], png: str | Path) -> None:
-    """Reliability diagram: mean exact probability and mine frequency per predicted bin."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot([0, 1], [0, 1], "--", c="gray", label="perfect")
-    for name, t in tables.items():
-        (line,) = ax.plot(t["pred"], t["exact"], "o-", label=f"{name}: exact prob.")
-        ax.plot(t["pred"], t["mines"], "x:", c=line.get_color(), label=f"{name}: mine freq.")
-    ax.set_xlabel("predicted mine probability")
-    ax.set_ylabel("exact probability / observed frequency")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
-
-
-def throughput(learner: Any, positions: Positions, batch: int, repeats: int = 5) -> float:
-    """Positions per second of batched inference (after a compile warm-up)."""
-    idx = np.arange(batch) % len(positions)
-    cells, mines = positions.cells[idx], positions.mines[idx]
-    learner.probabilities_batch(cells, mines)
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        learner.probabilities_batch(cells, mines)
-    return batch * repeats / (time.perf_counter() - t0)
-
-
 def evaluate_checkpoint(
     checkpoint: str,
     *,
@@ -233,14 +183,19 @@ def evaluate_checkpoint(
         games: Games per preset (learner sequential, learner lockstep, and csp if asked).
         csp: Also play ``csp-minprob`` on the same games.
         lockstep: Also time the learner playing all games in lockstep (batched inference).
-        plots: Directory for ``reliability.png``.
+        plots: Directory for ``reliability.png`` (:func:`mscsp.metrics.plot_calibration`).
         seed: Seed of the first game.
     """
-    from .data import load
-    from .player import LearnerPlayer
-    from .train import accuracy, predict_positions
+    from mscsp.benchmark import batched_throughput
+    from mscsp.board import Board
+    from mscsp.estimators import get_estimator
+    from mscsp.metrics import cell_errors, plot_calibration
 
-    learner = LearnerPlayer(checkpoint)
+    from .data import load
+    from .train import predict_positions
+
+    estimator = get_estimator(f"learner:{checkpoint}")
+    learner = estimator.model
     report: dict[str, Any] = {
         "checkpoint": str(learner.path),
         "config": learner.config,
@@ -252,17 +207,22 @@ def evaluate_checkpoint(
         val = group.split()[1]
         pred = predict_positions(learner.predict, val, inputs=learner.inputs)
         name = "x".join(map(str, group.shape))
+        errors = cell_errors(pred, val.probs, val.cells == -1)
+        boards = [Board(c, int(m)) for c, m in zip(val.cells, val.mines, strict=True)]
         report["accuracy"][name] = {
             "positions": len(val),
-            **accuracy(pred, val),
+            **errors.summary(),
             **decisions(pred, val, learner.safe_below),
-            "positions_per_s": {b: throughput(learner, val, b) for b in (1, 64, 256)},
+            "positions_per_s": {
+                b: batched_throughput(estimator, [boards[i % len(boards)] for i in range(b)], 5)
+                for b in (1, 64, 256)
+            },
         }
-        tables[name] = calibration(pred, val)
+        tables[name] = errors.calibration()
     report["calibration"] = tables
     if plots and tables:
         Path(plots).mkdir(parents=True, exist_ok=True)
-        plot_reliability(tables, Path(plots) / "reliability.png")
+        plot_calibration(tables, Path(plots) / "reliability.png")
     for preset in presets:
         if not games:
             break

@@ -142,18 +142,23 @@ def accuracy(pred: np.ndarray, positions: Positions) -> dict[str, float]:
 
     Returns:
         ``mae`` and ``max_err`` vs exact probabilities, ``logloss_exact`` (cross-entropy
-        against exact probabilities), ``logloss_mines`` (against the true layout), and the
-        exact solver's own ``entropy_exact`` (the floor of ``logloss_exact``).
+        against exact probabilities): :mod:`mscsp.metrics`' ``mean_abs_diff``,
+        ``max_abs_diff`` and ``log_loss`` under the names the training logs use; then
+        ``logloss_mines`` (against the true layout) and the exact solver's own
+        ``entropy_exact`` (the floor of ``logloss_exact``).
     """
+    from mscsp.metrics import EPS, cell_errors
+
     covered = positions.cells == -1
-    p = np.clip(pred[covered].astype(np.float64), 1e-7, 1 - 1e-7)
+    errors = cell_errors(pred.astype(np.float64), positions.probs, covered).summary()
+    p = np.clip(pred[covered].astype(np.float64), EPS, 1 - EPS)
     q = positions.probs[covered].astype(np.float64)
     m = positions.layout[covered]
     qc = np.clip(q, 1e-12, 1 - 1e-12)
     return {
-        "mae": float(np.abs(p - q).mean()),
-        "max_err": float(np.abs(p - q).max()),
-        "logloss_exact": float(-(q * np.log(p) + (1 - q) * np.log(1 - p)).mean()),
+        "mae": errors["mean_abs_diff"],
+        "max_err": errors["max_abs_diff"],
+        "logloss_exact": errors["log_loss"],
         "logloss_mines": float(-np.where(m, np.log(p), np.log(1 - p)).mean()),
         "entropy_exact": float(-(q * np.log(qc) + (1 - q) * np.log(1 - qc)).mean()),
     }

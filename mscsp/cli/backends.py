@@ -1,4 +1,5 @@
-"""``mscsp backends``: which counting backends exist and which can run here."""
+"""``mscsp backends``: every estimator (counting backends, approximate and learned ones),
+which can run here, and what each is."""
 
 from __future__ import annotations
 
@@ -7,27 +8,36 @@ from typing import Any
 
 import click
 
-from ..backends import BACKENDS, DEFAULT_BACKEND
+from ..backends import BACKENDS
+from ..estimators import DEFAULT_ESTIMATOR, estimator_kinds
 from .bench import echo_table
 from .options import json_option, reports_errors
 
 
 def backend_table() -> list[dict[str, Any]]:
-    """One row per registered backend: name, availability, version, exactness, extra."""
+    """One row per registered estimator: name, family, availability, version, exactness.
+
+    Counting backends also say how they count and decide (``counts``, ``decides``); the
+    other estimators have ``None`` there.
+    """
     rows = []
-    for name, cls in BACKENDS.items():
-        available = cls.supported()
+    for name, kind in estimator_kinds().items():
+        available = kind.available()
+        cls = BACKENDS.get(name)
         rows.append(
             {
                 "name": name,
+                "family": kind.family,
                 "available": available,
-                "version": cls.version() if available else None,
-                "exact": cls.exact,
-                "counts": "exact" if cls.exact else "approximate",
-                "decides": "search" if cls.decides else "from counts",
-                "default": name == DEFAULT_BACKEND,
-                "extra": cls.extra,
-                "description": cls.description,
+                "version": cls.version() if cls is not None and available else None,
+                "exact": kind.exact,
+                "counts": None if cls is None else ("exact" if cls.exact else "approximate"),
+                "decides": None if cls is None else ("search" if cls.decides else "from counts"),
+                "batches": kind.batches,
+                "arg": kind.arg or None,
+                "default": name == DEFAULT_ESTIMATOR,
+                "extra": kind.extra,
+                "description": kind.description,
             }
         )
     return rows
@@ -37,27 +47,35 @@ def backend_table() -> list[dict[str, Any]]:
 @json_option
 @reports_errors
 def backends(as_json: bool) -> None:
-    """List the counting backends: available here, version, what they can do.
+    """List every backend --backend takes: the counting backends (exact, or approximate
+    counts), the approximate estimators and the learned models, available here or not.
 
-    'counts' says whether counts are exact or approximate; 'decides' whether the certain
-    cells are found by solver search without counting ('search') or read off the counts.
-    A missing backend names the pip extra that installs it.
+    'family' is exact, approximate or learned; 'decides' says whether a counting backend
+    finds the certain cells by solver search ('search') or reads them off the counts. A
+    missing one names the pip extra that installs it; NAME:ARG passes ARG (a SAT solver,
+    a number of samples, a checkpoint path).
     """
     rows = backend_table()
     if as_json:
         click.echo(json.dumps(rows))
         return
-    header = ("name", "available", "version", "counts", "decides", "description")
+    header = ("name", "family", "available", "version", "decides", "description")
     lines = [
         (
-            row["name"] + (" *" if row["default"] else ""),
+            row["name"]
+            + (f":{row['arg']}" if row["arg"] and row["counts"] is None else "")
+            + (" *" if row["default"] else ""),
+            row["family"],
             "yes" if row["available"] else f"no: pip install 'mscsp[{row['extra']}]'",
             row["version"] or "-",
-            row["counts"],
-            row["decides"],
+            row["decides"] or "-",
             row["description"],
         )
         for row in rows
     ]
-    echo_table("counting backends", header, lines)
-    click.echo("\n* default backend; pick a SAT sub-solver with sat:NAME (e.g. sat:cadical195)")
+    echo_table("backends: every estimator of mine probabilities", header, lines)
+    click.echo(
+        "\n* default backend. sat:NAME picks a SAT sub-solver (e.g. sat:cadical195), "
+        "sampler:N and csp-limited:N their sample sizes, learner:PATH a checkpoint "
+        "(learner:default: the shipped model)"
+    )

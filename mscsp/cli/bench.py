@@ -1,4 +1,5 @@
-"""``mscsp bench``: compares counting backends over a corpus of positions."""
+"""``mscsp bench``: compares estimators (counting backends, approximate and learned ones)
+over a corpus of positions: latency, accuracy against the exact reference, and win rate."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from typing import Any
 
 import click
 
-from ..benchmark import CorpusEntry, load_entries, run_benchmark, select_backends, write_outputs
+from ..benchmark import (
+    CorpusEntry,
+    load_entries,
+    run_benchmark,
+    select_backends,
+    win_rates,
+    write_outputs,
+)
 from ..game import PRESETS
 from ..positions import sample_positions
 from .options import json_option, reports_errors, seed_option
@@ -23,6 +31,17 @@ LEGEND = (
     ("median/p95/max", "latency per solved position in ms (the whole solve)"),
     ("x ref", "median over positions both solved of latency / reference's latency"),
     ("max |dp|", "largest probability difference from the reference (0 when exact)"),
+)
+
+#: Columns of the accuracy table (definitions in mscsp.metrics and docs/estimators.md).
+ACCURACY_LEGEND = (
+    ("mean |dp|", "mean |estimate - exact| over the covered cells"),
+    ("brier", "mean (estimate - exact)^2"),
+    ("log loss", "cross-entropy with the exact probabilities as soft labels (exact: the floor)"),
+    ("safe->unsafe", "cells certainly safe (exact 0) estimated >= 0.01"),
+    ("false safe", "cells estimated < 0.01 that may hold a mine (exact > 0)"),
+    ("pos/s", "positions per second estimated in one batch (estimators that batch)"),
+    ("win %", "games won by revealing the lowest-estimate cell, 95 % Wilson interval"),
 )
 
 #: Columns added by --decide.
@@ -65,8 +84,9 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     default="all",
     show_default=True,
     metavar="NAMES",
-    help="'all' (every available backend but brute), a name, or a comma list; "
-    "sat:NAME picks a SAT sub-solver.",
+    help="'all' (every available counting backend but brute), a name, or a comma list of any "
+    "estimators ('mscsp backends' lists them): sat:NAME, sampler:N, csp-limited:N, "
+    "learner:default, learner:PATH, alexnet.",
 )
 @click.option(
     "--reference",
@@ -128,9 +148,24 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     "native counter may overrun the time limit).",
 )
 @click.option(
+    "--games",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also play this many seeded games with each estimator (lowest-estimate rule) and "
+    "report its win rate.",
+)
+@click.option(
+    "--games-preset",
+    type=click.Choice(list(PRESETS)),
+    default=None,
+    help="Board of the --games (default: --preset, else beginner).",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False),
-    help="Write components.csv, positions.csv, summary.json, latency.png and width.png here.",
+    help="Write components.csv, positions.csv, summary.json, latency.png, width.png and "
+    "calibration.png here.",
 )
 @json_option
 @reports_errors
@@ -146,15 +181,19 @@ def bench(
     repeat: int,
     decide: bool,
     in_process: bool,
+    games: int,
+    games_preset: str | None,
     out: str | None,
     as_json: bool,
 ) -> None:
-    """Time backends over positions and check they agree with the reference.
+    """Time estimators over positions and measure their error against the reference.
 
     Without --corpus or --preset, uses the built-in corpus (60 positions from seeded
-    beginner, intermediate and expert games). Each backend solves in its own worker
-    process, killed when a position runs past --time-limit (a recorded timeout, not a
-    hang). The columns are explained under the table.
+    beginner, intermediate and expert games). Each counting backend solves in its own
+    worker process, killed when a position runs past --time-limit (a recorded timeout, not
+    a hang); the other estimators (sampler, csp-limited, learned models) run in this
+    process. With --games N each also plays N seeded games. The columns are explained
+    under the tables.
     """
     if corpus and preset:
         raise click.UsageError("give either --corpus or --preset, not both")
@@ -168,7 +207,7 @@ def bench(
         ]
     else:
         entries = load_entries(corpus)
-    total = len(entries) * len(dict.fromkeys([reference, *names]))
+    total = (len(entries) + games) * len(dict.fromkeys([reference, *names]))
     with click.progressbar(
         length=total,
         label="benchmarking",
@@ -186,6 +225,15 @@ def bench(
             isolate=not in_process,
             decide=decide,
         )
+        if games:
+            win_rates(
+                result,
+                dict.fromkeys([reference, *names]),
+                games_preset or preset or "beginner",
+                games,
+                seed=seed,
+                progress=bar.update,
+            )
     if out:
         written = write_outputs(result, out)
         for path in written:
@@ -235,6 +283,8 @@ def _echo_report(result: Any) -> None:
         legend.update(DECIDE_LEGEND)
     for column, meaning in legend.items():
         click.echo(f"  {column}: {meaning}")
+    if not decide:
+        _echo_accuracy(result, summary)
     backends = [r["backend"] for r in summary]
     families = result.by_family()
     if len(families) > 1 or families[0]["family"] != "-":
@@ -256,13 +306,66 @@ def _echo_report(result: Any) -> None:
             ],
         )
     sizes = result.by_size()
+    counters = [b for b in backends if b in sizes[0]] if sizes else []
     if sizes:
         click.echo("")
         echo_table(
             "median count time per component (ms) by component size",
-            ("cells", "components", *backends),
+            ("cells", "components", *counters),
             [
-                (row["cells"], row["components"], *(_ms(row.get(b)) for b in backends))
+                (row["cells"], row["components"], *(_ms(row.get(b)) for b in counters))
                 for row in sizes
+            ],
+        )
+
+
+def _num(value: float | None, form: str = ".3g") -> str:
+    return "-" if value is None else format(value, form)
+
+
+def _echo_accuracy(result: Any, summary: list[dict[str, Any]]) -> None:
+    """Accuracy against the reference (and win rate with --games), then per family for
+    the inexact estimators."""
+    played = bool(result.games)
+    header = ["backend", "family", "cells", "mean |dp|", "brier", "log loss"]
+    header += ["safe->unsafe", "false safe", "pos/s"]
+    header += ["games", "win %", "95 % CI"] if played else []
+    rows = []
+    for r in summary:
+        row = [r["backend"], r["family"], r["cells"], _num(r["mean_abs_diff"])]
+        row += [_num(r["brier"]), _num(r["log_loss"], ".4f")]
+        row += [r["certain_safe_called_unsafe"], r["called_safe_not_safe"]]
+        row += [_num(r["positions_per_s"], ".0f")]
+        if played:
+            g = r.get("games") or {}
+            row += [g.get("games", "-"), _num(g.get("win_rate") and 100 * g["win_rate"], ".1f")]
+            row += [f"{100 * g['ci_low']:.1f}-{100 * g['ci_high']:.1f}" if g else "-"]
+        rows.append(tuple(row))
+    title = f"accuracy against {result.reference} (covered cells of the positions both solved)"
+    if played:
+        title += f"; win rate on {result.games_board}"
+    click.echo("")
+    echo_table(title, tuple(header), rows)
+    click.echo("")
+    for column, meaning in ACCURACY_LEGEND:
+        if played or column != "win %":
+            click.echo(f"  {column}: {meaning}")
+    inexact = [r["backend"] for r in summary if not r["exact"]]
+    families = result.by_family()
+    if inexact and (len(families) > 1 or families[0]["family"] != "-"):
+        click.echo("")
+        echo_table(
+            "mean |dp| (brier) per family: where an estimate's error grows",
+            ("family", "positions", *inexact),
+            [
+                (
+                    row["family"],
+                    row["positions"],
+                    *(
+                        f"{_num(row[b].get('mean_abs_diff'))} ({_num(row[b].get('brier'))})"
+                        for b in inexact
+                    ),
+                )
+                for row in families
             ],
         )

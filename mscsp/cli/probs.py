@@ -1,4 +1,4 @@
-"""``mscsp probs``: exact mine probabilities of a pasted position."""
+"""``mscsp probs``: mine probabilities of a pasted position (exact, or any estimator's)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from importlib import resources
 
 import click
 
-from ..backends import get_backend
-from ..board import parse_board
+from ..board import Board, parse_board
 from ..contradiction import locate_contradiction
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..estimators import CountingEstimator, Estimate, get_estimator
 from ..heatmap import save_png
-from ..render import format_probability, probability_map, solution_json
-from ..solver import solve
+from ..probabilities import Solution
+from ..render import format_probability, probability_map, shown_probabilities, solution_json
 from .options import (
     backend_option,
     json_option,
@@ -37,7 +37,10 @@ def read_board_text(path: str | None) -> bytes:
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
 @mines_option("Total mine count, if the board text has no header.")
-@backend_option()
+@backend_option(
+    help_extra="; or any estimator: sampler:N, csp-limited:N, learner:PATH, ... "
+    "(see 'mscsp backends'), shown as approximate"
+)
 @time_limit_option(0.0)
 @json_option
 @click.option(
@@ -66,8 +69,10 @@ def probs(
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
-    Without FILE, solves a built-in expert position. Cells are (row, col) counted from 0;
-    text positions in input errors are line and column counted from 1.
+    With an inexact --backend (approxmc, sampler:N, csp-limited, learner:default, ...) the
+    map is that estimate, flagged APPROXIMATE (JSON "approximate": true). Without FILE,
+    solves a built-in expert position. Cells are (row, col) counted from 0; text positions
+    in input errors are line and column counted from 1.
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 4 backend missing, 5 solver limit.
     """
     try:
@@ -75,17 +80,13 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
-    counter = get_backend(backend, time_limit=time_limit or None)
-    try:
-        solution = solve(board, backend=counter)
-    except InconsistentBoardError as exc:
-        if exc.cell is not None:
-            raise
-        try:
-            cell = locate_contradiction(board, counter)
-        except SolverLimitError:
-            raise exc from None  # no time left to name a cell; the verdict stands
-        raise InconsistentBoardError(str(exc), cell) from None
+    estimator = get_estimator(backend, time_limit=time_limit or None)
+    if isinstance(estimator, CountingEstimator):
+        solution = _solve(board, estimator)
+    elif show_exact:
+        raise InvalidInputError(f"--exact needs exact counts; backend {backend!r} estimates")
+    else:
+        solution = Estimate(board, estimator.estimate(board))
     if png:
         try:
             save_png(solution, png)
@@ -93,6 +94,8 @@ def probs(
             raise InvalidInputError(f"cannot write {png}: {exc.strerror}") from None
     if as_json:
         out = solution_json(solution, backend, exact=show_exact)
+        if isinstance(solution, Estimate):
+            out["exact"] = False  # an estimate has no exact fractions to give
         click.echo(json.dumps(out))
         return
     if solution.approximate:
@@ -103,13 +106,28 @@ def probs(
     click.echo(f"certain mines ({len(solution.mines)}): " + _cells(solution.mines))
     if solution.best_move is not None:
         r, c = solution.best_move
-        click.echo(
-            f"suggested move: ({r}, {c}), mine probability "
-            f"{solution.exact[(r, c)]} = {format_probability(solution.probabilities[r, c])}"
-        )
+        # As on the map: an estimate of 0 (or a float that rounds to it) is not certain.
+        shown = format_probability(shown_probabilities(solution)[r, c])
+        if not isinstance(solution, Estimate):
+            shown = f"{solution.exact[(r, c)]} = {shown}"
+        click.echo(f"suggested move: ({r}, {c}), mine probability {shown}")
     if show_exact:
         for (r, c), f in sorted(solution.exact.items()):
             click.echo(f"({r}, {c}) {f}")
+
+
+def _solve(board: Board, estimator: CountingEstimator) -> Solution:
+    """The exact solution; an inconsistent board names a cell of the contradiction."""
+    try:
+        return estimator.solve(board)
+    except InconsistentBoardError as exc:
+        if exc.cell is not None:
+            raise
+        try:
+            cell = locate_contradiction(board, estimator.backend)
+        except SolverLimitError:
+            raise exc from None  # no time left to name a cell; the verdict stands
+        raise InconsistentBoardError(str(exc), cell) from None
 
 
 def _cells(cells: list[tuple[int, int]], limit: int = 20) -> str:

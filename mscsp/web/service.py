@@ -7,6 +7,7 @@ from the library, which :func:`error_body` turns into the error answer the page 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from ..errors import (
     MscspError,
     SolverLimitError,
 )
+from ..estimators import Estimate, Estimator, estimator_kinds, get_estimator, is_counting
 from ..game import PRESETS, FirstClick, Game
 from ..heatmap import palette
 from ..players import PLAYERS, get_player
@@ -269,6 +271,8 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
     seconds = _seconds(body, limits)
     exact = _field(body, "exact", bool, False)
+    if not is_counting(backend):
+        return _estimate(board, backend, seconds)
     start = time.perf_counter()
     try:
         solution = solve(board, _backend(backend, seconds, limits))
@@ -285,6 +289,48 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
         time_limit=seconds,
         groups=groups,
         cells=cells,
+    )
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _estimator(spec: str, seconds: float) -> Estimator:
+    """Estimators kept between requests: a learned model loads (and compiles) once."""
+    return get_estimator(spec, time_limit=seconds)
+
+
+def _estimate(board: Board, spec: str, seconds: float) -> dict[str, Any]:
+    """``/api/solve`` with an estimator that does not count (sampler, learned model).
+
+    The answer has the keys of the counting answer with ``approximate`` true, ``exact``
+    false, no exact odds (``cells`` and ``groups`` empty) and no certain cells, plus
+    ``reference`` (the default backend) and ``difference``: per covered cell, the estimate
+    minus the exact probability (``None`` elsewhere). ``solutions`` is the exact count.
+    The exact solve shares the request's time limit; a board it finds inconsistent is
+    refused as with a counting backend.
+    """
+    estimator = _estimator(spec, seconds)  # loading a model is not the estimate's time
+    start = time.perf_counter()
+    estimate = Estimate(board, estimator.estimate(board))
+    elapsed = time.perf_counter() - start
+    try:
+        reference = solve(board, _backend(DEFAULT_BACKEND, seconds))
+    except (InconsistentBoardError, SolverLimitError) as exc:
+        exc.board = board.to_text()
+        raise
+    difference = estimate.probabilities - reference.probabilities
+    covered = board.cells == COVERED
+    out = solution_json(estimate, spec)
+    out.update(
+        exact=False,
+        board=board.to_text(),
+        solutions=str(reference.weight),
+        seconds=round(elapsed, 6),
+        time_limit=seconds,
+        groups=[],
+        cells=[],
+        reference=DEFAULT_BACKEND,
+        difference=np.where(covered, difference, None).tolist(),
     )
     return out
 
@@ -422,6 +468,19 @@ def meta(limits: Limits) -> dict[str, Any]:
             for name, cls in BACKENDS.items()
         ],
         "default_backend": DEFAULT_BACKEND,
+        # The estimators that do not count, by the name the menu sends (learner:default).
+        "estimators": [
+            {
+                "name": f"{name}:default" if kind.arg == "PATH" else name,
+                "family": kind.family,
+                "available": kind.available(),
+                "exact": kind.exact,
+                "description": kind.description,
+                "extra": kind.extra,
+            }
+            for name, kind in estimator_kinds().items()
+            if name not in BACKENDS
+        ],
         "players": list(PLAYERS),
         "presets": {name: list(spec) for name, spec in PRESETS.items()},
         "first_click": [f.value for f in FirstClick],

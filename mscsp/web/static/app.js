@@ -293,6 +293,8 @@ function render() {
     el.textContent = text;
   }
   renderFacts(solution);
+  // Hook for page add-ons (estimators.js): the board is drawn, with this answer.
+  document.dispatchEvent(new CustomEvent("mscsp:render", { detail: { solution } }));
   if (state.hover && !$("tip").hidden) {
     // The cell under the mouse may have changed (a reveal, a new solve): refresh its tip.
     const [r, c] = state.hover;
@@ -633,6 +635,7 @@ async function init() {
   $("backend").title = meta.backends
     .map((b) => `${b.name}: ${b.available ? b.description : `pip install 'mscsp[${b.extra}]'`}`)
     .join("\n");
+  document.dispatchEvent(new CustomEvent("mscsp:meta", { detail: meta }));  // add-on hook
   fillSelect($("player"), meta.players.map((p) => ({ value: p, label: p })), meta.players.includes("best") ? "best" : meta.players[0]);
   fillSelect($("play-preset"), Object.keys(meta.presets).map((p) => ({ value: p, label: p })), "beginner");
   fillSelect($("play-first"), meta.first_click.map((f) => ({ value: f, label: f })), "safe");

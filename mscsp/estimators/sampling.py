@@ -1,0 +1,61 @@
+"""``sampler:N``: the exact uniform sampler's probabilities from ``N`` layouts.
+
+See :mod:`mscsp.sampling`: every consistent layout is equally likely, so the only error is
+statistical (within ``sqrt(ln(2 / delta) / (2 N))`` with probability ``1 - delta``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..board import Board
+from ..errors import InvalidInputError
+from ..sampling import sample_layouts
+from .base import Estimator, EstimatorKind, on_board
+
+#: Layouts drawn when the spec gives no ``N``.
+DEFAULT_SAMPLES = 1000
+
+
+class SamplerEstimator(Estimator):
+    """Mean over ``samples`` uniform layouts (seeded: the same board, the same estimate)."""
+
+    def __init__(self, kind: EstimatorKind, samples: int, time_limit: float | None = None):
+        super().__init__(kind, f"{kind.name}:{samples}")
+        self.samples = samples
+        self.time_limit = time_limit
+
+    def estimate(self, board: Board) -> np.ndarray:
+        sample = sample_layouts(board, self.samples, seed=0, time_limit=self.time_limit)
+        return on_board(board, sample.probabilities)
+
+
+def count_arg(kind: EstimatorKind, arg: str, default: int) -> int:
+    """The whole number after ``NAME:`` (``default`` when absent).
+
+    Raises:
+        InvalidInputError: Not a whole number >= 1 (the message shows the form).
+    """
+    if not arg:
+        return default
+    if not arg.isdigit() or int(arg) < 1:
+        raise InvalidInputError(f"{kind.name}:{kind.arg} needs a whole number >= 1, got {arg!r}")
+    return int(arg)
+
+
+def build(kind: EstimatorKind, arg: str, time_limit: float | None) -> SamplerEstimator:
+    """``sampler`` or ``sampler:N``."""
+    return SamplerEstimator(kind, count_arg(kind, arg, DEFAULT_SAMPLES), time_limit)
+
+
+KIND = EstimatorKind(
+    name="sampler",
+    family="approximate",
+    exact=False,
+    extra=None,
+    description=f"mean of N exactly uniform layouts (sampler:N, default {DEFAULT_SAMPLES})",
+    arg="N",
+    batches=False,
+    available=lambda: True,
+    build=build,
+)
