@@ -15,7 +15,7 @@ from click.testing import CliRunner  # noqa: E402
 from flax import nnx  # noqa: E402
 
 from learners.classic.data import perimeter  # noqa: E402
-from learners.nets import data, models, seed_mlps, train  # noqa: E402
+from learners.nets import data, models, train  # noqa: E402
 from learners.registry import SYSTEMS, get_learned  # noqa: E402
 from mscsp import BackendUnavailableError, Board, InvalidInputError  # noqa: E402
 from mscsp.cli import main  # noqa: E402
@@ -97,7 +97,9 @@ def test_sample_batch_puts_the_frontier_loss_on_bordering_cells_only(shards):
     (group,) = data.load(shards)
     rng = np.random.default_rng(0)
     _, _, mask_all = train.sample_batch([group], "exact", 32, rng, cells="all")
-    _, _, mask = train.sample_batch([group], "exact", 32, np.random.default_rng(0), cells="frontier")
+    _, _, mask = train.sample_batch(
+        [group], "exact", 32, np.random.default_rng(0), cells="frontier"
+    )
     assert 0 < mask.sum() < mask_all.sum()
     assert not (mask > mask_all).any()
 
@@ -160,7 +162,8 @@ def test_blog_mlp_uncovers_the_lowest_covered_cell_and_refuses_other_sizes(tmp_p
     with pytest.raises(InvalidInputError, match="9x9 boards only"):
         player.next_moves(Board(np.full((8, 8), -1, np.int8), 10))
     played = CliRunner().invoke(
-        main, ["play", "-s", "blog-mlp", "-o", f"weights={weights}", "--size", "8x8"]
+        main,
+        ["play", "-s", "blog-mlp", "-o", f"weights={weights}", "--size", "8x8"]
         + ["--mines", "10", "-n", "1"],
     )
     assert played.exit_code == 2 and "9x9 boards only" in played.output

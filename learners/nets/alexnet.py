@@ -15,9 +15,12 @@ of :mod:`.models`, generated, trained and played by the same :mod:`.data`, :mod:
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from ..artefacts import artefact
 from .player import LowestCellPlayer
-from .systems import Recipe, trainer
+from .systems import Recipe, train_recipe
 
 RECIPE = Recipe("alexnet", (8, 8, 10), games=1500, steps=1500, batch=64, lr=2e-3)
 
@@ -28,11 +31,15 @@ class AlexNetPlayer(LowestCellPlayer):
     name = "alexnet"
 
 
-#: ``mscsp learn system alexnet``: 1,500 games of 8x8/10, 1,500 steps; options (``steps``,
-#: ``labels``, ``batch``, ``lr``, ``workers``, ...) as :func:`.systems.train_recipe`. Data
-#: shards and the run directory go to ``OUT/alexnet-work`` (both resumable); the model is
-#: copied to ``OUT/alexnet.msgpack``.
-train = trainer(RECIPE)
+def train(out: str | Path, **options: Any) -> dict[str, Any]:
+    """Generates 1,500 games of 8x8/10 and trains 1,500 AdamW steps (:data:`RECIPE`).
+
+    Options (``games``, ``steps``, ``labels``: ``"exact"`` or the paper's ``"mines"``,
+    ``batch``, ``lr``, ``workers``, ...) as :func:`.systems.train_recipe`. Data shards and the
+    run directory go to ``OUT/alexnet-work`` (both resumable); the model is copied to
+    ``OUT/alexnet.msgpack``.
+    """
+    return train_recipe(RECIPE, out, **options)
 
 
 def make_player(weights: str | None = None, safe_below: float = 0.02) -> AlexNetPlayer:

@@ -17,6 +17,7 @@ by default (the papers used the mines: ``-o labels=mines``), through :mod:`.syst
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from mscsp.players.base import Cell
 
 from ..artefacts import artefact
 from .player import SAFE_BELOW, LowestCellPlayer
-from .systems import Recipe, trainer
+from .systems import Recipe, train_recipe
 
 THESIS = Recipe(
     "thesis-mlp", (9, 9, 10), games=100_000, steps=60_000, batch=256, lr=3e-3, cells="frontier"
@@ -61,9 +62,18 @@ class BlogMlpPlayer(LowestCellPlayer):
         return super().next_moves(board, rng)
 
 
-#: The trainers (``mscsp learn system NAME``): options as :func:`.systems.train_recipe`.
-train_thesis = trainer(THESIS)
-train_blog = trainer(BLOG)
+def train_thesis(out: str | Path, **options: Any) -> dict[str, Any]:
+    """Trains ``thesis-mlp`` into ``OUT/thesis-mlp.msgpack``: :data:`THESIS`'s defaults, and
+    options (``games``, ``steps``, ``labels``, ``cells``, ...) as :func:`.systems.train_recipe`.
+    """
+    return train_recipe(THESIS, out, **options)
+
+
+def train_blog(out: str | Path, **options: Any) -> dict[str, Any]:
+    """Trains ``blog-mlp`` into ``OUT/blog-mlp.msgpack`` (9x9 only): :data:`BLOG`'s defaults,
+    and options as :func:`.systems.train_recipe`.
+    """
+    return train_recipe(BLOG, out, **options)
 
 
 def make_thesis_player(weights: str | None = None, safe_below: float = SAFE_BELOW):

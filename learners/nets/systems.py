@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,16 +129,3 @@ def train_recipe(
     }
     write_json(target.with_suffix(".json"), meta)
     return meta
-
-
-def trainer(recipe: Recipe) -> Callable[..., dict[str, Any]]:
-    """``recipe``'s trainer for the registry: :func:`train_recipe` with the recipe bound."""
-
-    def train(out: str | Path, **options: Any) -> dict[str, Any]:
-        return train_recipe(recipe, out, **options)
-
-    train.__doc__ = (
-        f"Trains ``{recipe.name}`` into ``OUT/{recipe.file}`` (defaults: {recipe}); options "
-        "as :func:`learners.nets.systems.train_recipe`."
-    )
-    return train
