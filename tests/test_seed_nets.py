@@ -219,10 +219,12 @@ def test_ray_writes_the_same_shards_as_processes(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local", tmp_path / "ray"
     data.generate(local, SPEC, 6, games_per_shard=2, workers=1, progress=False)
+    args = ["learn", "data", "--out", str(remote), "--size", "5x6", "--mines", "4", "--games", "6"]
     try:
-        data.generate(remote, SPEC, 6, games_per_shard=2, workers=1, progress=False, executor="ray")
+        result = CliRunner().invoke(main, [*args, "--games-per-shard", "2", "--executor", "ray"])
     finally:
         ray.shutdown()
+    assert result.exit_code == 0, result.output
     assert shard_contents(local) == shard_contents(remote) and len(shard_contents(local)) == 3
     assert (local / data.DATA_FILE).read_text() == (remote / data.DATA_FILE).read_text()
 
