@@ -32,16 +32,17 @@ def model_path(path: str) -> Path:
     return Path(path)
 
 
-def artefact(path: str | Path | None, default: str) -> Path:
+def artefact(path: str | Path | None, default: str, system: str = "...") -> Path:
     """``path`` if given, else the shipped ``learners/weights/<default>``; must exist.
 
     Raises:
-        InvalidInputError: The file is missing (the message says how to train it).
+        InvalidInputError: The file is missing (the message says how to train it: the
+            ``mscsp learn system`` command of ``system``).
     """
     found = Path(path) if path is not None else weights_dir() / default
     if not found.is_file():
         raise InvalidInputError(
-            f"no trained artefact at {found}; train one with 'mscsp learn system ...'"
+            f"no trained artefact at {found}; train one with 'mscsp learn system {system}'"
         )
     return found
 

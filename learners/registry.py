@@ -115,6 +115,16 @@ _SYSTEMS = (
         estimates=True,
     ),
     LearnedSystem(
+        "thesis-mlp",
+        "nets",
+        "learners.nets.seed_mlps:make_thesis_player",
+        "learners.nets.seed_mlps:train_thesis",
+        "ml",
+        _JAX,
+        "000 5.5",
+        "MLP learner3: 5x5 window (24 cells) -> 70-80-60-35, ReLU; lowest bordering cell",
+    ),
+    LearnedSystem(
         "local-logistic",
         "classic",
         "learners.classic.local:make_player",
@@ -174,6 +184,16 @@ _SYSTEMS = (
         "002 2.2",
         "AlexNet-like CNN (flax.nnx) predicting mines, lowest-risk perimeter cell",
         estimates=True,
+    ),
+    LearnedSystem(
+        "blog-mlp",
+        "nets",
+        "learners.nets.seed_mlps:make_blog_player",
+        "learners.nets.seed_mlps:train_blog",
+        "ml",
+        _JAX,
+        "003",
+        "full-board MLP 10n-20n-10n-5n-n on the one-hot 9x9 board; lowest covered cell",
     ),
     LearnedSystem(
         "csp-xgb",

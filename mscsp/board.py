@@ -105,15 +105,18 @@ def neighbour_counts(rows: int, cols: int) -> np.ndarray:
 
 
 def neighbour_sum(a: np.ndarray) -> np.ndarray:
-    """Sum of the 8 neighbours of every cell of ``a`` (``int16``; outside the board counts 0)."""
+    """Sum of the 8 neighbours of every cell of ``a`` (``int16``; outside the board counts 0).
+
+    The board is the last two axes, so a batch of boards ``(..., rows, cols)`` works too.
+    """
     a = a.astype(np.int16, copy=False)
     # Vertical pass (the rows above and below), then the horizontal pass over those sums.
     col = a.copy()
-    col[1:] += a[:-1]
-    col[:-1] += a[1:]
+    col[..., 1:, :] += a[..., :-1, :]
+    col[..., :-1, :] += a[..., 1:, :]
     out = col.copy()
-    out[:, 1:] += col[:, :-1]
-    out[:, :-1] += col[:, 1:]
+    out[..., 1:] += col[..., :-1]
+    out[..., :-1] += col[..., 1:]
     out -= a
     return out
 

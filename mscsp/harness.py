@@ -353,13 +353,32 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def parallel_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:
-    """``func(item)`` for every item, in finishing order, on ``workers`` spawned processes.
+def check_executor(executor: str) -> None:
+    """Refuses an executor name other than :data:`EXECUTORS`' (:class:`InvalidInputError`)."""
+    if executor not in EXECUTORS:
+        raise InvalidInputError(f"unknown executor {executor!r}; choose from {EXECUTORS}")
 
-    With one worker it runs in this process. Workers ignore Ctrl-C: the parent gets it,
-    stops them at once (unfinished items are lost, finished ones were already yielded) and
-    the ``KeyboardInterrupt`` carries on to the caller.
+
+def parallel_map(
+    func: Callable[[Any], Any], items: list[Any], workers: int, executor: str = "process"
+) -> Iterator[Any]:
+    """``func(item)`` for every item, in finishing order, on ``workers`` workers.
+
+    ``executor`` is ``"process"`` (spawned local processes; with one worker, this process)
+    or ``"ray"`` (Ray tasks on a cluster already initialised, else on a local one of
+    ``workers`` CPUs). ``func`` and the items must pickle. Process workers ignore Ctrl-C: the
+    parent gets it, stops them at once (unfinished items are lost, finished ones were already
+    yielded) and the ``KeyboardInterrupt`` carries on to the caller; Ray tasks still pending
+    are cancelled.
+
+    Raises:
+        InvalidInputError: Unknown executor.
+        BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
+    check_executor(executor)
+    if executor == "ray":
+        yield from _ray_map(func, items, workers)
+        return
     if workers <= 1:
         for item in items:
             yield func(item)
@@ -376,19 +395,7 @@ def parallel_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> 
         pool.join()
 
 
-def _run_processes(
-    config: RunConfig, batches: list[list[int]], workers: int
-) -> Iterator[list[GameResult]]:
-    yield from parallel_map(_play_batch_args, [(config, b) for b in batches], workers)
-
-
-def _play_batch_args(args: tuple[RunConfig, list[int]]) -> list[GameResult]:
-    return play_batch(*args)
-
-
-def _run_ray(
-    config: RunConfig, batches: list[list[int]], workers: int
-) -> Iterator[list[GameResult]]:
+def _ray_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:
     try:
         import ray
     except ImportError:
@@ -396,7 +403,7 @@ def _run_ray(
             "--executor ray needs Ray: pip install 'mscsp[ray]'"
         ) from None
     if not ray.is_initialized():
-        # Workers import this copy of mscsp, whatever is installed.
+        # Workers import this copy of mscsp (and learners beside it), whatever is installed.
         root = str(Path(__file__).resolve().parents[1])
         ray.init(
             num_cpus=workers,
@@ -404,8 +411,8 @@ def _run_ray(
             log_to_driver=False,
             runtime_env={"env_vars": {"PYTHONPATH": root}},
         )
-    remote = ray.remote(play_batch)
-    pending = [remote.remote(config, b) for b in batches]
+    remote = ray.remote(func)
+    pending = [remote.remote(item) for item in items]
     try:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
@@ -413,6 +420,10 @@ def _run_ray(
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
+
+
+def _play_batch_args(args: tuple[RunConfig, list[int]]) -> list[GameResult]:
+    return play_batch(*args)
 
 
 def _open_log(
@@ -485,8 +496,7 @@ def run(
             log given neither ``resume`` nor ``new_log``.
         BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
-    if executor not in EXECUTORS:
-        raise InvalidInputError(f"unknown executor {executor!r}; choose from {EXECUTORS}")
+    check_executor(executor)
     if games < 0 or workers < 1:
         raise InvalidInputError("games must be >= 0 and workers >= 1")
     config.validate()
@@ -496,9 +506,9 @@ def run(
     todo = [i for i in range(games) if i not in done]
     size = batch_size or max(1, min(250, math.ceil(len(todo) / (10 * workers))))
     batches = [todo[k : k + size] for k in range(0, len(todo), size)]
-    source = _run_ray if executor == "ray" else _run_processes
     tally = Tally(r for i, r in done.items() if i < games)
-    for batch in source(config, batches, workers):
+    jobs = [(config, b) for b in batches]
+    for batch in parallel_map(_play_batch_args, jobs, workers, executor):
         if run_log is not None:
             run_log.append(batch)
         tally.add(batch)

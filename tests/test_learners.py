@@ -39,7 +39,9 @@ def test_encode_marks_padding_and_density():
     assert x[1, 1, 12] == pytest.approx(4 / 9)  # 4 unflagged mines over 9 covered cells
 
 
-@pytest.mark.parametrize("name", [n for n in models.CONFIGS if n != "mlp-board"])
+@pytest.mark.parametrize(
+    "name", [n for n, c in models.CONFIGS.items() if c["model"] != "mlp-board"]
+)
 @pytest.mark.parametrize("shape", [(5, 7), (16, 30)])
 def test_models_accept_any_size(name, shape):
     model = models.build(name)

@@ -26,7 +26,10 @@ PAPER_BOARDS = ((4, 4, 3), (5, 5, 5), (6, 6, 7), (8, 8, 10), (9, 9, 10))
 
 
 def perimeter(cells: np.ndarray) -> np.ndarray:
-    """Covered cells next to at least one revealed cell."""
+    """Covered cells next to at least one revealed cell (seed 000's bordering cells).
+
+    ``cells`` is one board or a batch ``(..., rows, cols)``.
+    """
     return (cells == COVERED) & dilate(cells >= 0)
 
 

@@ -51,7 +51,7 @@ def counts(cells: np.ndarray, mines: np.ndarray) -> np.ndarray:
     covered = cells == -1
     revealed = cells >= 0
     left = mines - (cells == -2).sum(axis=(1, 2))
-    near_number = np.stack([neighbour_sum(r) > 0 for r in revealed.view(np.int8)])
+    near_number = neighbour_sum(revealed) > 0
     interior = (covered & ~near_number).sum(axis=(1, 2))
     values = np.stack([left, interior], axis=-1).astype(np.float32) / COUNT_SCALE
     on_board = (cells != OFF_BOARD)[..., None]

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.harness import parallel_map
+from mscsp.harness import check_executor, parallel_map
 
 from .channels import OFF_BOARD, extra_inputs
 
@@ -264,13 +264,16 @@ def generate(
     backend: str = "dss",
     progress: bool = True,
     policy: GamePolicy | None = None,
+    executor: str = "process",
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
 
     With ``policy`` (a :class:`GamePolicy`, e.g. :class:`learners.nets.onpolicy.LearnerPolicy`)
     the games are played by that learner instead, and the shards carry per-cell loss weights.
 
-    Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards.
+    Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards,
+    so the shards are the same whatever ``workers`` and ``executor`` (``"process"``: local
+    processes, ``"ray"``: Ray tasks; see :func:`mscsp.harness.parallel_map`).
     The directory records its settings in ``data.json``: a rerun with the same settings
     keeps every finished shard and plays only the missing games (a larger ``games``
     extends the run); other settings are refused, so a directory never mixes two kinds of
@@ -280,10 +283,12 @@ def generate(
         Paths of the shards of this run (games ``0 .. games-1``).
 
     Raises:
-        InvalidInputError: The directory holds data of other settings.
+        InvalidInputError: The directory holds data of other settings, or an unknown executor.
+        BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
     import click
 
+    check_executor(executor)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{out} is not a directory")
@@ -305,7 +310,7 @@ def generate(
     sink = sys.stderr if progress else io.StringIO()
     jobs_todo = [(spec, s, str(p), backend, policy) for p, s in todo]
     with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
-        for _ in parallel_map(_make_shard_args, jobs_todo, workers):
+        for _ in parallel_map(_make_shard_args, jobs_todo, workers, executor):
             bar.update(1)
     return [p for p, _ in jobs]
 

@@ -25,6 +25,8 @@ from .data import N_CHANNELS
 
 #: Channel of the one-hot input that marks a covered cell, and the first number channel.
 _COVERED, _ZERO, _FLAG = 0, 1, 10
+#: Hidden-layer activations a config may name.
+_ACTIVATIONS = {"sigmoid": nnx.sigmoid, "relu": nnx.relu}
 
 
 class CnnSeed(nnx.Module):
@@ -98,10 +100,21 @@ class MlpWindow(nnx.Module):
 
     The first layer is a 5x5 convolution whose centre weight is masked out, i.e. the same
     dense layer on the 24-cell window applied at every cell; the rest are 1x1 convolutions.
-    Zero padding reads as "off board" in the scalar view.
+    Zero padding reads as "off board" in the scalar view. ``activation`` is the hidden
+    layers' (``"sigmoid"``, the ``mlp-window`` checkpoints', or ``"relu"``, which the thesis
+    preferred in 5.5.3.3: config ``thesis-mlp``); the output stays a logit (sigmoid in the loss).
     """
 
-    def __init__(self, *, hidden: tuple[int, ...] = (70, 80, 60, 35), rngs: nnx.Rngs):
+    def __init__(
+        self,
+        *,
+        hidden: tuple[int, ...] = (70, 80, 60, 35),
+        activation: str = "sigmoid",
+        rngs: nnx.Rngs,
+    ):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(_ACTIVATIONS)}")
+        self.activation = activation
         mask = np.ones((5, 5, 1, hidden[0]), np.float32)
         mask[2, 2] = 0.0
         self.first = nnx.Conv(1, hidden[0], (5, 5), mask=jnp.asarray(mask), rngs=rngs)
@@ -109,22 +122,33 @@ class MlpWindow(nnx.Module):
         self.head = nnx.Conv(hidden[-1], 1, (1, 1), rngs=rngs)
 
     def __call__(self, x: jax.Array) -> jax.Array:
-        h = nnx.sigmoid(self.first(scalar_view(x)))
+        act = _ACTIVATIONS[self.activation]
+        h = act(self.first(scalar_view(x)))
         for layer in self.rest:
-            h = nnx.sigmoid(layer(h))
+            h = act(layer(h))
         return self.head(h)[..., 0]
 
 
 class MlpBoard(nnx.Module):
-    """The blog's full-board MLP: one-hot board (10 per cell) -> 10n, 20n, 10n, 5n, n.
+    """The blog's full-board MLP: one-hot board (10 per cell, ``n`` cells), ReLU, n logits.
 
-    Fixed to one board size; the last layer's ``n`` outputs are the per-cell logits.
+    ``hidden`` are the hidden widths in multiples of ``n``. The blog's code (config
+    ``blog-mlp``) has ``(20, 10, 5)``: 10n -> 20n -> 10n -> 5n -> n, four dense layers; the
+    default ``(10, 20, 10, 5)`` (config ``mlp-board``) reads its "[10n, 20n, 10n, 5n, n]" as
+    five dense layers. Fixed to one board size; the last layer's outputs are per-cell logits.
     """
 
-    def __init__(self, *, rows: int = 9, cols: int = 9, rngs: nnx.Rngs):
+    def __init__(
+        self,
+        *,
+        rows: int = 9,
+        cols: int = 9,
+        hidden: tuple[int, ...] = (10, 20, 10, 5),
+        rngs: nnx.Rngs,
+    ):
         self.rows, self.cols = rows, cols
         n = rows * cols
-        widths = [10 * n, 10 * n, 20 * n, 10 * n, 5 * n, n]
+        widths = [10 * n, *(k * n for k in hidden), n]
         self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in pairwise(widths)])
 
     def __call__(self, x: jax.Array) -> jax.Array:
@@ -233,7 +257,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
     # Sized for a shared 2-core CPU (training and play): receptive radius 16 cells.
     "resnet": {"model": "resnet", "width": 16, "blocks": 6, "dilations": [1, 2]},
     "mlp-window": {"model": "mlp-window"},
+    # Seed 000's "MLP learner3" (5.5.3): ReLU hidden layers (learners.nets.seed_mlps).
+    "thesis-mlp": {"model": "mlp-window", "activation": "relu"},
     "mlp-board": {"model": "mlp-board", "rows": 9, "cols": 9},
+    # Seed 003's network as its code builds it: 10n -> 20n -> 10n -> 5n -> n on 9x9.
+    "blog-mlp": {"model": "mlp-board", "rows": 9, "cols": 9, "hidden": [20, 10, 5]},
     "logistic": {"model": "logistic"},
     "alexnet": {"model": "alexnet"},
 }
@@ -282,7 +310,7 @@ def build(config: str | dict[str, Any], seed: int = 0) -> nnx.Module:
         from .channels import input_channels
 
         config["in_channels"] = N_CHANNELS + input_channels(config.pop("inputs"))
-    for key in ("dilations", "widths"):
+    for key in ("dilations", "widths", "hidden"):
         if key in config:
             config[key] = tuple(config[key])
     return cls(**config, rngs=nnx.Rngs(seed))

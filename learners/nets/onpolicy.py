@@ -276,11 +276,17 @@ def _model_name(checkpoint: str) -> str:
 
 
 def run_rounds(
-    cfg: DaggerConfig, *, workers: int | None = None, progress: bool = True, log=print
+    cfg: DaggerConfig,
+    *,
+    workers: int | None = None,
+    executor: str = "process",
+    progress: bool = True,
+    log=print,
 ) -> list[dict[str, Any]]:
     """Runs (or resumes) rounds ``1 .. cfg.rounds``; returns one summary row per round.
 
-    ``workers`` play a round's games in parallel (results do not depend on it);
+    ``workers`` play a round's games in parallel, as local processes or Ray tasks
+    (``executor``; results depend on neither);
     ``progress`` shows a bar per round's shards; ``log`` gets one line per step.
 
     Raises:
@@ -323,6 +329,7 @@ def run_rounds(
             backend=cfg.backend,
             progress=progress,
             policy=LearnerPolicy(policy),
+            executor=executor,
         )
         data_dirs.append(str(here / "data"))
         train_cfg = TrainConfig(

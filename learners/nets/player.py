@@ -13,9 +13,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mscsp.players.base import Player
+from mscsp.board import COVERED
+from mscsp.players.base import Cell, Player
 
 from ..artefacts import DEFAULT_MODEL, model_path
+from ..classic.data import perimeter
 from .data import encode
 
 #: Predicted probability under which a cell counts as safe and is revealed without a re-think.
@@ -91,3 +93,26 @@ class LearnerPlayer(Player):
         # A turn of confident-safe cells is no guess; the single fallback cell is one.
         self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
         return moves
+
+
+class LowestCellPlayer(LearnerPlayer):
+    """The seed papers' move rule: one cell per turn, the one the model finds least likely a mine.
+
+    The candidates are the perimeter (covered cells next to a revealed one: seed 000's
+    bordering cells, seed 002's perimeter) when :attr:`perimeter_first` and it is not empty,
+    else every covered cell. No bulk reveal of confident-safe cells: the papers click one.
+    """
+
+    #: Whether the candidates are the perimeter (else every covered cell).
+    perimeter_first: ClassVar[bool] = True
+
+    def next_moves(self, board: Any, rng: np.random.Generator | None = None) -> list[Cell]:
+        """The lowest-probability candidate (``rng`` is unused: play is deterministic)."""
+        probs = self.probabilities(board)
+        covered = board.cells == COVERED
+        pool = perimeter(board.cells) if self.perimeter_first else covered
+        if not pool.any():
+            pool = covered
+        index = int(np.argmin(np.where(pool, probs, np.inf)))
+        self.turn_guesses = int(probs.flat[index] >= self.safe_below)
+        return [divmod(index, board.cols)]

@@ -31,6 +31,7 @@ from flax import nnx, serialization
 from mscsp.errors import InvalidInputError
 
 from ..artefacts import model_path
+from ..classic.data import perimeter
 from .data import Positions, encode, load
 from .models import CONFIGS, build, config_inputs, count_params
 
@@ -49,6 +50,7 @@ class TrainConfig:
     data: Sequence[str] = field(default_factory=list)
     out: str = "runs/resnet"
     labels: str = "exact"  # "exact": CSP probabilities; "mines": the true layout
+    cells: str = "all"  # loss on: "all" covered cells, or "frontier" (bordering cells) only
     steps: int = 2000
     batch: int = 64
     lr: float = 3e-3
@@ -76,23 +78,46 @@ def targets(positions: Positions, labels: str) -> np.ndarray:
     raise ValueError(f"labels must be 'exact' or 'mines', got {labels!r}")
 
 
+#: What ``TrainConfig.labels`` may name: the targets (see :func:`targets`).
+LABELS = ("exact", "mines")
+#: What ``TrainConfig.cells`` may name: the cells the loss is on.
+CELLS = ("all", "frontier")
+
+
+def loss_cells(cells: np.ndarray, which: str = "all") -> np.ndarray:
+    """The cells a training loss is on, for positions ``(..., rows, cols)`` (bool).
+
+    Args:
+        cells: Cell codes.
+        which: ``"all"``: every covered cell; ``"frontier"``: the bordering cells only
+            (covered with a revealed neighbour, as seed 000 trained its MLP).
+    """
+    if which == "all":
+        return cells == -1
+    if which == "frontier":
+        return perimeter(cells)
+    raise ValueError(f"cells must be one of {', '.join(CELLS)}, got {which!r}")
+
+
 def sample_batch(
     groups: list[Positions],
     labels: str,
     batch: int,
     rng: np.random.Generator,
     inputs: Sequence[str] = (),
+    cells: str = "all",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A random batch from one size group (chosen in proportion to its size), randomly flipped.
 
     Flips are symmetries of Minesweeper, so they are free extra data. The mask is the loss
-    weight of each cell: 0 on revealed cells, else the shard's cell weight (1 without one).
+    weight of each cell: 0 off :func:`loss_cells` (revealed cells; with ``"frontier"`` also
+    covered cells away from every number), else the shard's cell weight (1 without one).
     """
     sizes = np.array([len(g) for g in groups], dtype=float)
     group = groups[rng.choice(len(groups), p=sizes / sizes.sum())]
     part = group.take(rng.integers(len(group), size=batch))
     x, y = encode(part.cells, part.mines, inputs), targets(part, labels)
-    mask = (part.cells == -1).astype(np.float32)
+    mask = loss_cells(part.cells, cells).astype(np.float32)
     if part.weight is not None:
         mask *= part.weight
     for axis in (1, 2):
@@ -208,7 +233,18 @@ def _write(path: str | Path, data: bytes) -> None:
 
 
 #: Settings a resumed run must share with the saved one (``steps`` may grow: a longer run).
-RESUME_KEYS = ("model", "labels", "batch", "lr", "warmup", "weight_decay", "seed", "data", "init")
+RESUME_KEYS = (
+    "model",
+    "labels",
+    "cells",
+    "batch",
+    "lr",
+    "warmup",
+    "weight_decay",
+    "seed",
+    "data",
+    "init",
+)
 #: Steps between progress lines (and ``train`` rows of ``metrics.jsonl``).
 LOG_EVERY = 50
 
@@ -342,16 +378,17 @@ def check_resume(cfg: TrainConfig, saved: dict[str, Any]) -> None:
     """
     settings = _run_settings(cfg)
 
+    # A run saved before a setting existed ran with its default.
+    saved_train = _run_settings(TrainConfig()) | saved["train"]
+
     def same(key: str) -> bool:
-        old, new = saved["train"].get(key), settings[key]
+        old, new = saved_train[key], settings[key]
         if key == "data" and isinstance(old, list):  # ./d and d are the same directory
             return [os.path.normpath(d) for d in old] == [os.path.normpath(d) for d in new]
         return old == new
 
     differ = [
-        f"{k}: {saved['train'].get(k)!r} saved, {settings[k]!r} now"
-        for k in RESUME_KEYS
-        if not same(k)
+        f"{k}: {saved_train[k]!r} saved, {settings[k]!r} now" for k in RESUME_KEYS if not same(k)
     ]
     if saved["model"] != dict(CONFIGS[cfg.model]) and not differ:
         differ.append(f"model {cfg.model!r}: its config changed since the run was saved")
@@ -396,10 +433,15 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     split, also after a resume.
 
     Raises:
-        InvalidInputError: Unknown model, no data, or a saved run with other settings.
+        InvalidInputError: Unknown model, labels or cells, no data, or a saved run with other
+            settings.
     """
     if cfg.model not in CONFIGS:
         raise InvalidInputError(f"unknown model {cfg.model!r}; choose from {', '.join(CONFIGS)}")
+    if cfg.labels not in LABELS:
+        raise InvalidInputError(f"unknown labels {cfg.labels!r}; choose from {', '.join(LABELS)}")
+    if cfg.cells not in CELLS:
+        raise InvalidInputError(f"unknown cells {cfg.cells!r}; choose from {', '.join(CELLS)}")
     out = Path(cfg.out)
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{out} is not a directory")
@@ -466,7 +508,7 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         t0, losses = time.time(), []
         for step in range(start, cfg.steps):
             rng = np.random.default_rng([cfg.seed, step])
-            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng, inputs)
+            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng, inputs, cfg.cells)
             losses.append(float(train_step(model, optimizer, x, y, mask)))
             done = step + 1
             if done % LOG_EVERY == 0 or done == cfg.steps:

@@ -17,6 +17,7 @@ from .options import (
     backend_option,
     board_size,
     data_dirs_option,
+    executor_option,
     exit_interrupted,
     first_click_option,
     games_per_shard_option,
@@ -70,6 +71,7 @@ def require_ml() -> None:
 )
 @games_per_shard_option(100)
 @workers_option()
+@executor_option
 @seed_option
 @backend_option()
 @reports_errors
@@ -84,6 +86,7 @@ def data(
     games: int,
     games_per_shard: int,
     workers: int,
+    executor: str,
     seed: int,
     backend: str,
 ) -> None:
@@ -114,6 +117,7 @@ def data(
             workers=workers,
             backend=backend,
             progress=sys.stderr.isatty(),
+            executor=executor,
         )
     except KeyboardInterrupt:
         exit_interrupted(f"finished shards are in {out} (run the same command to resume)")
@@ -129,7 +133,8 @@ def data(
     "--model",
     default="resnet",
     show_default=True,
-    help="Model config: resnet, cnn-seed, mlp-window, mlp-board, logistic.",
+    help="Model config: resnet, cnn-seed, mlp-window, mlp-board, logistic, and the seed "
+    "systems' thesis-mlp, blog-mlp, alexnet (all: learners/nets/models.py).",
 )
 @data_dirs_option("Shard directory (repeatable).")
 @click.option("--out", default=None, help="Run directory (default runs/MODEL-LABELS).")
@@ -139,6 +144,14 @@ def data(
     default="exact",
     show_default=True,
     help="Targets: exact CSP probabilities or the mine layout.",
+)
+@click.option(
+    "--cells",
+    type=click.Choice(["all", "frontier"]),
+    default="all",
+    show_default=True,
+    help="Loss on every covered cell, or on the frontier only (covered cells next to a "
+    "revealed number, as seed 000 trained).",
 )
 @training_options(
     "Training steps in all (a resumed run may be given more).",
@@ -155,6 +168,7 @@ def train(
     data_dirs: tuple[str, ...],
     out: str | None,
     labels: str,
+    cells: str,
     steps: int,
     batch: int,
     lr: float,
@@ -179,6 +193,7 @@ def train(
         data=list(data_dirs),
         out=out or f"runs/{model}-{labels}",
         labels=labels,
+        cells=cells,
         steps=steps,
         batch=batch,
         lr=lr,

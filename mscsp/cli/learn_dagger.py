@@ -13,6 +13,7 @@ from .options import (
     backend_option,
     board_size,
     data_dirs_option,
+    executor_option,
     exit_interrupted,
     first_click_option,
     games_per_shard_option,
@@ -92,6 +93,7 @@ from .options import (
     help="Games to play with each round's model on the preset (0, or a custom board: none).",
 )
 @workers_option()
+@executor_option
 @seed_option
 @backend_option()
 @json_option
@@ -116,6 +118,7 @@ def dagger(
     eval_every: int,
     eval_games: int,
     workers: int,
+    executor: str,
     seed: int,
     backend: str,
     as_json: bool,
@@ -154,7 +157,9 @@ def dagger(
     )
     log = (lambda line: click.echo(line, err=True)) if as_json else click.echo
     try:
-        table = run_rounds(cfg, workers=workers, progress=sys.stderr.isatty(), log=log)
+        table = run_rounds(
+            cfg, workers=workers, executor=executor, progress=sys.stderr.isatty(), log=log
+        )
     except KeyboardInterrupt:
         exit_interrupted(f"{out} resumes where it stopped with the same command")
     if as_json:

@@ -1,7 +1,7 @@
 """Options shared by several commands (one vocabulary), and the error-to-exit-code wrapper.
 
 The same idea has the same option everywhere: ``--preset`` or ``--size ROWSxCOLS`` with
-``--mines``, ``--first-click``, ``--seed``, ``--workers``, ``--out``, ``--json``,
+``--mines``, ``--first-click``, ``--seed``, ``--workers``, ``--executor``, ``--out``, ``--json``,
 ``--time-limit``, ``--backend``, ``--resume``.
 """
 
@@ -20,6 +20,7 @@ from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..board import MAX_CELLS, MAX_SIDE
 from ..errors import InvalidInputError, MscspError
 from ..game import PRESETS, FirstClick
+from ..harness import EXECUTORS
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -90,6 +91,15 @@ def workers_option(what: str = "Worker processes") -> Callable:
         callback=lambda ctx, param, value: value or os.cpu_count() or 1,
         help=f"{what} (0: one per CPU); results do not depend on it.",
     )
+
+
+executor_option = click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="process",
+    show_default=True,
+    help="Local processes, or Ray (pip install 'mscsp[ray]'); results do not depend on it.",
+)
 
 
 def preset_option(default_help: str = "") -> Callable:

@@ -10,10 +10,11 @@ import click
 from click.core import ParameterSource
 
 from ..errors import InvalidInputError
-from ..harness import EXECUTORS, RunConfig, RunLog, Summary, run
+from ..harness import RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
 from .options import (
     board_size,
+    executor_option,
     exit_interrupted,
     first_click_option,
     json_option,
@@ -95,13 +96,7 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
 )
 @seed_option
 @workers_option()
-@click.option(
-    "--executor",
-    type=click.Choice(EXECUTORS),
-    default="process",
-    show_default=True,
-    help="Local processes, or Ray (pip install 'mscsp[ray]').",
-)
+@executor_option
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
