@@ -22,7 +22,7 @@ from ..artefacts import artefact
 from .player import LowestCellPlayer
 from .systems import Recipe, train_recipe
 
-RECIPE = Recipe("alexnet", (8, 8, 10), games=1500, steps=1500, batch=64, lr=2e-3)
+RECIPE = Recipe("alexnet", (8, 8, 10), games=20_000, steps=6000, batch=64, lr=2e-3)
 
 
 class AlexNetPlayer(LowestCellPlayer):
@@ -32,7 +32,7 @@ class AlexNetPlayer(LowestCellPlayer):
 
 
 def train(out: str | Path, **options: Any) -> dict[str, Any]:
-    """Generates 1,500 games of 8x8/10 and trains 1,500 AdamW steps (:data:`RECIPE`).
+    """Generates 20,000 games of 8x8/10 and trains 6,000 AdamW steps (:data:`RECIPE`).
 
     Options (``games``, ``steps``, ``labels``: ``"exact"`` or the paper's ``"mines"``,
     ``batch``, ``lr``, ``workers``, ...) as :func:`.systems.train_recipe`. Data shards and the

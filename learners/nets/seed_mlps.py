@@ -32,7 +32,7 @@ from .systems import Recipe, train_recipe
 THESIS = Recipe(
     "thesis-mlp", (9, 9, 10), games=100_000, steps=60_000, batch=256, lr=3e-3, cells="frontier"
 )
-BLOG = Recipe("blog-mlp", (9, 9, 10), games=100_000, steps=60_000, batch=256, lr=1e-3)
+BLOG = Recipe("blog-mlp", (9, 9, 10), games=50_000, steps=40_000, batch=256, lr=1e-3)
 
 
 class ThesisMlpPlayer(LowestCellPlayer):
