@@ -121,8 +121,8 @@ def table(rows: list[dict[str, Any]]) -> str:
                 cells += ["-"] * 4
                 continue
             cells += [
-                f"{a['logloss_exact']:.4f}",
-                f"{a['mae']:.4f}",
+                f"{a['log_loss']:.4f}",
+                f"{a['mean_abs_diff']:.4f}",
                 f"{100 * a['chosen_certain_when_available']:.1f} %",
                 f"{100 * a['bulk_false_safe']:.2f} %",
             ]

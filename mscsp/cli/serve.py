@@ -109,6 +109,9 @@ def _listen(host: str, port: int) -> socket.socket:
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        # Listening before the address is printed: a client that connects at once (a test,
+        # a script reading the line) queues instead of being refused while uvicorn starts.
+        sock.listen(socket.SOMAXCONN)
     except OSError as exc:
         raise InvalidInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
