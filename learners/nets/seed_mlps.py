@@ -30,7 +30,7 @@ from .player import SAFE_BELOW, LowestCellPlayer
 from .systems import Recipe, train_recipe
 
 THESIS = Recipe(
-    "thesis-mlp", (9, 9, 10), games=100_000, steps=60_000, batch=256, lr=3e-3, cells="frontier"
+    "thesis-mlp", (9, 9, 10), games=50_000, steps=30_000, batch=64, lr=3e-3, cells="frontier"
 )
 BLOG = Recipe("blog-mlp", (9, 9, 10), games=50_000, steps=40_000, batch=256, lr=1e-3)
 
