@@ -12,6 +12,7 @@ from ..board import Board, parse_board
 from ..contradiction import locate_contradiction
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..estimators import CountingEstimator, Estimate, get_estimator
+from ..explain import explain, parse_cells
 from ..heatmap import save_png
 from ..probabilities import Solution
 from ..render import format_probability, probability_map, shown_probabilities, solution_json
@@ -57,6 +58,14 @@ def read_board_text(path: str | None) -> bytes:
     metavar="FILE",
     help="Also write the heat map as a PNG image (needs the plot extra).",
 )
+@click.option(
+    "--explain",
+    "explain_cells",
+    multiple=True,
+    metavar="R,C|all",
+    help="Why: the numbers that force a certain cell, or the layout counts behind a "
+    "probability (repeatable; 'all': every certain cell; JSON key 'explanations').",
+)
 @reports_errors
 def probs(
     file: str | None,
@@ -66,6 +75,7 @@ def probs(
     as_json: bool,
     show_exact: bool,
     png: str | None,
+    explain_cells: tuple[str, ...],
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
@@ -80,13 +90,17 @@ def probs(
     except OSError as exc:
         raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
     board = parse_board(text, mines=mines)
+    wanted = parse_cells(explain_cells, board) if explain_cells else []
     estimator = get_estimator(backend, time_limit=time_limit or None)
     if isinstance(estimator, CountingEstimator):
         solution = _solve(board, estimator)
     elif show_exact:
         raise InvalidInputError(f"--exact needs exact counts; backend {backend!r} estimates")
+    elif explain_cells:
+        raise InvalidInputError(f"--explain needs exact counts; backend {backend!r} estimates")
     else:
         solution = Estimate(board, estimator.estimate(board))
+    explanations = explain(board, solution, wanted, time_limit or None) if explain_cells else None
     if png:
         try:
             save_png(solution, png)
@@ -96,6 +110,8 @@ def probs(
         out = solution_json(solution, backend, exact=show_exact)
         if isinstance(solution, Estimate):
             out["exact"] = False  # an estimate has no exact fractions to give
+        if explanations is not None:
+            out["explanations"] = explanations
         click.echo(json.dumps(out))
         return
     if solution.approximate:
@@ -114,6 +130,15 @@ def probs(
     if show_exact:
         for (r, c), f in sorted(solution.exact.items()):
             click.echo(f"({r}, {c}) {f}")
+    for item in explanations or []:
+        r, c = item["cell"]
+        head = item.get("value") or f"p = {item['probability']}"
+        extra = f", {item['pattern']}" if item.get("pattern") else ""
+        click.echo(
+            f"\nwhy ({r}, {c}) is {head}" + (f" ({item['kind']}{extra})" if "kind" in item else "")
+        )
+        for step in item["steps"]:
+            click.echo(f"  {step}")
 
 
 def _solve(board: Board, estimator: CountingEstimator) -> Solution:

@@ -1,0 +1,442 @@
+"""Why a cell is certain, and why a covered cell has its probability.
+
+A certain cell (safe or mine in every layout) is explained by a *forcing set*: revealed
+numbers whose constraints alone leave the cell one value, plus the mine total only when the
+numbers alone do not. The set is found by deletion: start from every number linked to the
+cell through shared covered cells, then drop numbers one at a time, farthest first, keeping a
+drop whenever the cell stays forced. The result is subset-minimal: dropping any one of its
+numbers leaves the cell undecided (what ``tests/test_explain.py`` checks with the brute
+force).
+
+"Forced" is decided exactly by a small search over the covered cells next to the set's
+numbers (:func:`feasible`): the cell is forced to ``v`` when no assignment of those cells
+satisfies the set's numbers with the cell at ``not v``. With the total, the covered cells
+outside the set absorb the remaining mines, within their number. Pure Python, no optional
+package; the search checks its :class:`~mscsp.deadline.Deadline` every few thousand nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .board import COVERED, FLAG, Board
+from .deadline import Deadline
+from .errors import InvalidInputError
+from .probabilities import Solution
+from .solver import solve
+
+Cell = tuple[int, int]
+
+#: Rows of numbers (still-needed mines, in order along a line) with a common name.
+PATTERNS = {
+    (1, 1): "1-1",
+    (1, 2): "1-2",
+    (2, 1): "1-2",
+    (1, 2, 1): "1-2-1",
+    (1, 2, 2, 1): "1-2-2-1",
+}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why one covered cell is certainly safe or certainly a mine.
+
+    Attributes:
+        cell: The explained cell.
+        value: ``"safe"`` or ``"mine"``.
+        numbers: The forcing numbers' cells, nearest first.
+        uses_total: Whether the mine total is part of the reason.
+        kind: ``"single"`` (one number), ``"subset"`` (two numbers, one's covered cells inside
+            the other's), ``"cases"`` (a case analysis) or ``"total"`` (the total alone).
+        cases: For ``"cases"``: the covered cells whose values were tried.
+        pattern: A well-known pattern's name (``"1-2-1"``, ...) or ``None``.
+        steps: The reasoning in words.
+    """
+
+    cell: Cell
+    value: str
+    numbers: tuple[Cell, ...]
+    uses_total: bool
+    kind: str
+    cases: tuple[Cell, ...] = ()
+    pattern: str | None = None
+    steps: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict (cells as ``[row, col]`` lists)."""
+        return {
+            "cell": list(self.cell),
+            "value": self.value,
+            "numbers": [list(n) for n in self.numbers],
+            "uses_total": self.uses_total,
+            "kind": self.kind,
+            "cases": [list(c) for c in self.cases],
+            "pattern": self.pattern,
+            "steps": list(self.steps),
+        }
+
+
+class _Position:
+    """The board's numbers with their covered neighbours and the mines they still need."""
+
+    def __init__(self, board: Board):
+        self.board = board
+        cells = board.cells
+        rows, cols = cells.shape
+        self.needs: dict[Cell, int] = {}
+        self.around: dict[Cell, tuple[Cell, ...]] = {}
+        for r in range(rows):
+            for c in range(cols):
+                value = int(cells[r, c])
+                if value < 0:
+                    continue
+                near = [
+                    (rr, cc)
+                    for rr in range(max(r - 1, 0), min(r + 2, rows))
+                    for cc in range(max(c - 1, 0), min(c + 2, cols))
+                    if (rr, cc) != (r, c)
+                ]
+                covered = tuple(n for n in near if cells[n] == COVERED)
+                if covered:
+                    flags = sum(1 for n in near if cells[n] == FLAG)
+                    self.needs[(r, c)] = value - flags
+                    self.around[(r, c)] = covered
+        self.covered = int((cells == COVERED).sum())
+        self.left = board.mines - int((cells == FLAG).sum())
+
+    def linked(self, cell: Cell) -> list[Cell]:
+        """Numbers joined to ``cell`` through shared covered cells, transitively."""
+        by_cell: dict[Cell, list[Cell]] = {}
+        for number, cov in self.around.items():
+            for c in cov:
+                by_cell.setdefault(c, []).append(number)
+        seen: set[Cell] = set()
+        todo = list(by_cell.get(cell, []))
+        while todo:
+            number = todo.pop()
+            if number in seen:
+                continue
+            seen.add(number)
+            for c in self.around[number]:
+                todo.extend(n for n in by_cell.get(c, []) if n not in seen)
+        return sorted(seen)
+
+
+def feasible(
+    pos: _Position,
+    numbers: list[Cell],
+    cell: Cell,
+    mine: bool,
+    use_total: bool,
+    deadline: Deadline | None = None,
+) -> bool:
+    """Whether some layout satisfies ``numbers`` (and the total) with ``cell`` = ``mine``."""
+    variables = sorted({c for n in numbers for c in pos.around[n]} | {cell})
+    index = {c: i for i, c in enumerate(variables)}
+    cons = [([index[c] for c in pos.around[n]], pos.needs[n]) for n in numbers]
+    watch: list[list[int]] = [[] for _ in variables]
+    for k, (members, _) in enumerate(cons):
+        for i in members:
+            watch[i].append(k)
+    others = pos.covered - len(variables)  # covered cells no kept number sees
+    value = [-1] * len(variables)
+    placed = [0] * len(cons)  # mines placed per constraint
+    open_ = [len(m) for m, _ in cons]  # unassigned cells per constraint
+    nodes = [0]
+
+    def ok(i: int) -> bool:
+        for k in watch[i]:
+            need = cons[k][1]
+            if placed[k] > need or placed[k] + open_[k] < need:
+                return False
+        return True
+
+    def assign(i: int, v: int) -> None:
+        value[i] = v
+        for k in watch[i]:
+            placed[k] += v
+            open_[k] -= 1
+
+    def undo(i: int) -> None:
+        v = value[i]
+        value[i] = -1
+        for k in watch[i]:
+            placed[k] -= v
+            open_[k] += 1
+
+    def search(i: int, mines: int) -> bool:
+        nodes[0] += 1
+        if deadline is not None and nodes[0] % 4096 == 0:
+            deadline.check()
+        if use_total and mines > pos.left:
+            return False
+        if i == len(variables):
+            return not use_total or 0 <= pos.left - mines <= others
+        if value[i] >= 0:
+            return search(i + 1, mines + value[i])
+        for v in (0, 1):
+            assign(i, v)
+            if ok(i) and search(i + 1, mines + v):
+                undo(i)
+                return True
+            undo(i)
+        return False
+
+    first = index[cell]
+    assign(first, int(mine))
+    if not ok(first):
+        return False
+    return search(0, 0)
+
+
+def _forced(pos, numbers, cell, value, use_total, deadline) -> bool:
+    return not feasible(pos, numbers, cell, value != "mine", use_total, deadline)
+
+
+def _distance(a: Cell, b: Cell) -> int:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def explain_cell(
+    board: Board, cell: Cell, value: str, deadline: Deadline | None = None
+) -> Explanation:
+    """The forcing set of a cell known to be certain (``value``: ``"safe"`` or ``"mine"``).
+
+    Raises:
+        InvalidInputError: The cell is not forced to ``value`` by the board.
+    """
+    pos = _Position(board)
+    linked = pos.linked(cell)
+    # Most cells are forced by numbers close by: try the numbers within distance 2, then 3,
+    # before the whole linked set, so that the search and the deletions stay small.
+    start = linked
+    for radius in (2, 3):
+        near = [n for n in linked if _distance(n, cell) <= radius]
+        if len(near) < len(linked) and _forced(pos, near, cell, value, False, deadline):
+            start = near
+            break
+    use_total = not _forced(pos, start, cell, value, False, deadline)
+    if use_total:
+        start = sorted(pos.needs)  # the total couples every number of the board
+        if not _forced(pos, start, cell, value, True, deadline):
+            raise InvalidInputError(f"cell {cell} is not certainly {value}")
+    kept = sorted(start, key=lambda n: _distance(n, cell))
+    for number in sorted(start, key=lambda n: (-_distance(n, cell), n)):
+        trial = [n for n in kept if n != number]
+        if _forced(pos, trial, cell, value, use_total, deadline):
+            kept = trial
+    return _describe(pos, cell, value, kept, use_total)
+
+
+def _describe(
+    pos: _Position, cell: Cell, value: str, numbers: list[Cell], use_total: bool
+) -> Explanation:
+    """Kind, pattern and steps in words of a forcing set."""
+    name = f"({cell[0]},{cell[1]})"
+    total = f"the {pos.left} mine(s) left among the {pos.covered} covered cells"
+    if not numbers:
+        reason = "no mine is left" if value == "safe" else "every covered cell is a mine"
+        step = f"By {total}: {reason}, so {name} is {'safe' if value == 'safe' else 'a mine'}."
+        return Explanation(cell, value, (), True, "total", steps=(step,))
+    words = [_number_words(pos, n) for n in numbers]
+    cases: tuple[Cell, ...] = ()
+    if len(numbers) == 1 and not use_total:
+        kind = "single"
+        n = numbers[0]
+        if pos.needs[n] == 0:
+            steps = [f"{words[0]} has all its mines, so its covered neighbours are safe."]
+        else:
+            steps = [f"{words[0]} needs a mine on each covered neighbour, so {name} is a mine."]
+    elif len(numbers) == 2 and not use_total and _nested(pos, *numbers):
+        kind = "subset"
+        small, big = sorted(numbers, key=lambda n: len(pos.around[n]))
+        rest = [c for c in pos.around[big] if c not in pos.around[small]]
+        extra = pos.needs[big] - pos.needs[small]
+        steps = [
+            f"The covered neighbours of {_number_words(pos, small)} all touch "
+            f"{_number_words(pos, big)}.",
+            f"So {big}'s other covered neighbours {_cells(rest)} hold {extra} mine(s) "
+            f"of {len(rest)}: {name} is {'safe' if value == 'safe' else 'a mine'}.",
+        ]
+    else:
+        kind = "cases"
+        cases = tuple(sorted({c for n in numbers for c in pos.around[n]} - {cell}))
+        steps = [
+            f"Numbers: {'; '.join(words)}.",
+            f"Trying every value of the covered cells {_cells(cases)}: no layout that "
+            f"satisfies these numbers{' and ' + total if use_total else ''} puts "
+            f"{'a mine' if value == 'safe' else 'no mine'} on {name}.",
+        ]
+    steps = [step[0].upper() + step[1:] for step in steps]
+    return Explanation(
+        cell,
+        value,
+        tuple(numbers),
+        use_total,
+        kind,
+        cases,
+        None if use_total else _pattern(pos, numbers),
+        tuple(steps),
+    )
+
+
+def _number_words(pos: _Position, n: Cell) -> str:
+    shown = int(pos.board.cells[n])
+    need = pos.needs[n]
+    more = "" if need == shown else f" (needs {need} more)"
+    return f"the {shown} at ({n[0]},{n[1]}){more} with {len(pos.around[n])} covered neighbours"
+
+
+def _cells(cells) -> str:
+    return ", ".join(f"({r},{c})" for r, c in cells) or "none"
+
+
+def _nested(pos: _Position, a: Cell, b: Cell) -> bool:
+    sa, sb = set(pos.around[a]), set(pos.around[b])
+    return sa <= sb or sb <= sa
+
+
+def _pattern(pos: _Position, numbers: list[Cell]) -> str | None:
+    """The pattern's name when the numbers stand in a line, adjacent, needs as in PATTERNS."""
+    if len(numbers) < 2:
+        return None
+    rows = {r for r, _ in numbers}
+    cols = {c for _, c in numbers}
+    if len(rows) == 1:
+        line = sorted(numbers, key=lambda n: n[1])
+        steps = [b[1] - a[1] for a, b in zip(line, line[1:], strict=False)]
+    elif len(cols) == 1:
+        line = sorted(numbers)
+        steps = [b[0] - a[0] for a, b in zip(line, line[1:], strict=False)]
+    else:
+        return None
+    if any(s != 1 for s in steps):
+        return None
+    return PATTERNS.get(tuple(pos.needs[n] for n in line))
+
+
+def explain_certain(
+    board: Board,
+    cells: list[Cell] | None = None,
+    solution: Solution | None = None,
+    time_limit: float | None = None,
+) -> list[Explanation]:
+    """Explanations of the certain cells of ``board`` (all of them, or those in ``cells``).
+
+    Args:
+        board: The position.
+        cells: Cells to explain; each must be certain. ``None``: every certain cell.
+        solution: The board's solution if already computed.
+        time_limit: Seconds for the whole call (:class:`~mscsp.errors.SolverLimitError`).
+
+    Raises:
+        InvalidInputError: A cell of ``cells`` is not certain.
+    """
+    deadline = Deadline(time_limit)
+    solution = solution or solve(board, time_limit=time_limit)
+    certain = {c: "safe" for c in solution.safe} | {c: "mine" for c in solution.mines}
+    wanted = sorted(certain) if cells is None else cells
+    out = []
+    for cell in wanted:
+        if cell not in certain:
+            raise InvalidInputError(f"cell {cell[0]},{cell[1]} is not certain")
+        out.append(explain_cell(board, cell, certain[cell], deadline))
+    return out
+
+
+def explain_probability(solution: Solution, cell: Cell) -> dict[str, Any]:
+    """Why a covered cell has its probability: layout counts a player can read.
+
+    Returns:
+        A JSON-able dict: ``cell``, ``probability`` (``"num/den"``), ``layouts`` (all
+        layouts consistent with the board) and ``mine_layouts`` (those with a mine on the
+        cell), ``component`` (for a frontier cell: its local ``layouts`` ignoring the total,
+        how many put a mine on the cell, and the cells of the component) and ``steps``.
+    """
+    exact = solution.exact.get(cell)
+    if exact is None:
+        raise InvalidInputError(f"cell {cell[0]},{cell[1]} is not covered")
+    weight = solution.weight
+    mine_layouts = exact * weight
+    steps = [
+        f"({cell[0]},{cell[1]}) holds a mine in {mine_layouts} of the {weight} equally likely "
+        f"layouts consistent with the board: {exact} = {float(exact):.4f}."
+    ]
+    info: dict[str, Any] = {
+        "cell": list(cell),
+        "probability": f"{exact.numerator}/{exact.denominator}",
+        "layouts": str(weight),
+        "mine_layouts": str(mine_layouts),
+        "component": None,
+    }
+    for component, count in solution.components:
+        for g, group in enumerate(component.cells):
+            if cell in group:
+                local = count.total
+                hits = sum(count.cell_counts[g])
+                info["component"] = {
+                    "cells": component.n_cells,
+                    "layouts": str(local),
+                    "mine_layouts": str(hits),
+                }
+                steps.append(
+                    f"Its part of the frontier ({component.n_cells} cells) has {local} "
+                    f"layouts on its own; {hits} of them put a mine on it "
+                    f"({Fraction(hits, local) if local else 0} unweighted)."
+                )
+                steps.append(
+                    "Each local layout is weighted by the ways to place the remaining mines "
+                    "on the rest of the board, so layouts with fewer mines here, leaving more "
+                    "for the many unconstrained cells, usually count more."
+                )
+    if info["component"] is None:
+        steps.append(
+            "It touches no revealed number: every such cell shares the same probability, "
+            "the mines expected off the frontier divided by the cells there."
+        )
+    info["steps"] = steps
+    return info
+
+
+def parse_cells(specs: tuple[str, ...] | list[str], board: Board) -> list[Cell] | None:
+    """Cells named ``"R,C"`` (``None`` for ``"all"``: every certain cell), checked on ``board``.
+
+    Raises:
+        InvalidInputError: A malformed spec, a cell off the board or not covered.
+    """
+    if "all" in specs:
+        return None
+    cells = []
+    rows, cols = board.shape
+    for spec in specs:
+        try:
+            r, c = (int(x) for x in spec.split(","))
+        except ValueError:
+            raise InvalidInputError(f"--explain {spec!r}: give ROW,COL (from 0) or all") from None
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise InvalidInputError(f"--explain {spec}: off the {rows}x{cols} board")
+        if board.cells[r, c] != COVERED:
+            raise InvalidInputError(f"--explain {spec}: the cell is not covered")
+        cells.append((r, c))
+    return cells
+
+
+def explain(
+    board: Board, solution: Solution, cells: list[Cell] | None, time_limit: float | None = None
+) -> list[dict[str, Any]]:
+    """JSON-able explanations: certain cells by their forcing sets, others by layout counts.
+
+    Args:
+        board: The position.
+        solution: Its exact solution.
+        cells: The cells to explain, or ``None`` for every certain cell.
+        time_limit: Seconds for the whole call.
+    """
+    certain = set(solution.safe) | set(solution.mines)
+    if cells is None:
+        return [e.to_json() for e in explain_certain(board, None, solution, time_limit)]
+    sure = [c for c in cells if c in certain]
+    found = {e.cell: e.to_json() for e in explain_certain(board, sure, solution, time_limit)}
+    return [found[c] if c in found else explain_probability(solution, c) for c in cells]
