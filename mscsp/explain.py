@@ -414,11 +414,11 @@ def parse_cells(specs: tuple[str, ...] | list[str], board: Board) -> list[Cell] 
         try:
             r, c = (int(x) for x in spec.split(","))
         except ValueError:
-            raise InvalidInputError(f"--explain {spec!r}: give ROW,COL (from 0) or all") from None
+            raise InvalidInputError(f"cell {spec!r}: give ROW,COL (from 0) or all") from None
         if not (0 <= r < rows and 0 <= c < cols):
-            raise InvalidInputError(f"--explain {spec}: off the {rows}x{cols} board")
+            raise InvalidInputError(f"cell {spec}: off the {rows}x{cols} board")
         if board.cells[r, c] != COVERED:
-            raise InvalidInputError(f"--explain {spec}: the cell is not covered")
+            raise InvalidInputError(f"cell {spec}: not a covered cell")
         cells.append((r, c))
     return cells
 

@@ -32,6 +32,7 @@ from ..errors import (
     SolverLimitError,
 )
 from ..estimators import Estimate, Estimator, estimator_kinds, get_estimator, is_counting
+from ..explain import explain, parse_cells
 from ..game import PRESETS, FirstClick, Game
 from ..heatmap import palette
 from ..players import PLAYERS, get_player
@@ -250,6 +251,34 @@ def _seconds(body: dict[str, Any], limits: Limits) -> float:
 
 
 SOLVE_FIELDS = {"board", "mines", "backend", "time_limit", "exact"}
+EXPLAIN_FIELDS = {"board", "mines", "time_limit", "cells"}
+
+
+def explain_request(body: Any, limits: Limits) -> dict[str, Any]:
+    """``POST /api/explain``: why cells are certain, or why they have their probability.
+
+    Request fields: ``board`` (text), ``mines``, ``time_limit``, ``cells`` (a list of
+    ``[row, col]``; omitted: every certain cell). The answer's ``explanations`` are those of
+    ``mscsp probs --explain --json`` (see :mod:`mscsp.explain`).
+    """
+    body = _check_fields(body, EXPLAIN_FIELDS)
+    board = _board(body, limits)
+    seconds = _seconds(body, limits)
+    wanted = _field(body, "cells", list, None)
+    specs = ["all"] if wanted is None else [_cell_spec(c) for c in wanted]
+    cells = parse_cells(specs, board)
+    start = time.perf_counter()
+    solution = solve(board, time_limit=seconds)
+    left = max(seconds - (time.perf_counter() - start), 1e-3)
+    return {"explanations": explain(board, solution, cells, left)}
+
+
+def _cell_spec(cell: Any) -> str:
+    """A ``[row, col]`` pair of the request as the ``"R,C"`` that :func:`parse_cells` reads."""
+    ok = isinstance(cell, list) and len(cell) == 2
+    if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell):
+        raise InvalidInputError(f"cells: each cell is [row, col], got {cell!r}")
+    return f"{cell[0]},{cell[1]}"
 
 
 def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
