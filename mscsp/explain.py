@@ -200,19 +200,25 @@ def _distance(a: Cell, b: Cell) -> int:
 
 
 def explain_cell(
-    board: Board, cell: Cell, value: str, deadline: Deadline | None = None
+    board: Board,
+    cell: Cell,
+    value: str,
+    deadline: Deadline | None = None,
+    position: _Position | None = None,
 ) -> Explanation:
     """The forcing set of a cell known to be certain (``value``: ``"safe"`` or ``"mine"``).
+
+    ``position`` is the board's numbers, when explaining several cells of one board.
 
     Raises:
         InvalidInputError: The cell is not forced to ``value`` by the board.
     """
-    pos = _Position(board)
+    pos = position or _Position(board)
     linked = pos.linked(cell)
-    # Most cells are forced by numbers close by: try the numbers within distance 2, then 3,
+    # Most cells are forced by numbers close by: try the numbers within distance 2, 3, ...
     # before the whole linked set, so that the search and the deletions stay small.
     start = linked
-    for radius in (2, 3):
+    for radius in (2, 3, 4, 6, 9):
         near = [n for n in linked if _distance(n, cell) <= radius]
         if len(near) < len(linked) and _forced(pos, near, cell, value, False, deadline):
             start = near
@@ -338,11 +344,12 @@ def explain_certain(
     solution = solution or solve(board, time_limit=time_limit)
     certain = {c: "safe" for c in solution.safe} | {c: "mine" for c in solution.mines}
     wanted = sorted(certain) if cells is None else cells
+    position = _Position(board)
     out = []
     for cell in wanted:
         if cell not in certain:
             raise InvalidInputError(f"cell {cell[0]},{cell[1]} is not certain")
-        out.append(explain_cell(board, cell, certain[cell], deadline))
+        out.append(explain_cell(board, cell, certain[cell], deadline, position))
     return out
 
 
