@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import comb
 from typing import Any
+
+import numpy as np
 
 from .board import COVERED, FLAG, Board
 from .deadline import Deadline
@@ -393,11 +396,25 @@ def explain_probability(solution: Solution, cell: Cell) -> dict[str, Any]:
                     f"layouts on its own; {hits} of them put a mine on it "
                     f"({Fraction(hits, local) if local else 0} unweighted)."
                 )
-                steps.append(
-                    "Each local layout is weighted by the ways to place the remaining mines "
-                    "on the rest of the board, so layouts with fewer mines here, leaving more "
-                    "for the many unconstrained cells, usually count more."
-                )
+                shares = _mine_total_shares(solution, component, count, g)
+                if shares is None:
+                    steps.append(
+                        "Each local layout is weighted by the ways to place the remaining "
+                        "mines on the rest of the board."
+                    )
+                else:
+                    info["component"]["by_mines"] = shares
+                    steps.append(
+                        "Each local layout is weighted by the ways to place the remaining "
+                        "mines on the rest of the board: "
+                        + "; ".join(
+                            f"with {s['mines']} mine(s) here, {s['layouts']} layouts "
+                            f"({s['mine_layouts']} with a mine on it) carry "
+                            f"{100 * s['share']:.1f} % of all layouts"
+                            for s in shares
+                        )
+                        + "."
+                    )
     if info["component"] is None:
         steps.append(
             "It touches no revealed number: every such cell shares the same probability, "
@@ -447,3 +464,50 @@ def explain(
     sure = [c for c in cells if c in certain]
     found = {e.cell: e.to_json() for e in explain_certain(board, sure, solution, time_limit)}
     return [found[c] if c in found else explain_probability(solution, c) for c in cells]
+
+
+def _mine_total_shares(
+    solution: Solution, component: Any, count: Any, group: int
+) -> list[dict[str, Any]] | None:
+    """How the mine total weighs a component's layouts, by the mines ``k`` it holds.
+
+    The weight of ``k`` is the ways the other components and the unconstrained cells take
+    the remaining mines. Rebuilt from the board and checked against ``solution.weight``;
+    ``None`` when the rebuild does not match (a shape this summary does not cover).
+    """
+    board = solution.board
+    in_components = {c for comp, _ in solution.components for cells in comp.cells for c in cells}
+    certain = set(solution.safe) | set(solution.mines)
+    pos = _Position(board)
+    frontier = {c for cov in pos.around.values() for c in cov}
+    covered = {tuple(map(int, rc)) for rc in np.argwhere(board.cells == COVERED)}
+    free = len(covered - frontier - in_components - certain)
+    left = pos.left - sum(1 for c in solution.mines if c not in in_components)
+
+    def product(polys: list[tuple[int, ...]]) -> list[int]:
+        out = [1]
+        for poly in polys:
+            out = [
+                sum(out[i] * poly[k - i] for i in range(len(out)) if 0 <= k - i < len(poly))
+                for k in range(len(out) + len(poly) - 1)
+            ]
+        return out
+
+    others = product([c.counts for comp, c in solution.components if comp is not component])
+    rest = [
+        sum(w * comb(free, left - k - s) for s, w in enumerate(others) if left - k - s >= 0)
+        for k in range(len(count.counts))
+    ]
+    weights = [c * r for c, r in zip(count.counts, rest, strict=True)]
+    if sum(weights) != solution.weight or solution.weight == 0:
+        return None
+    return [
+        {
+            "mines": k,
+            "layouts": str(count.counts[k]),
+            "mine_layouts": str(count.cell_counts[group][k]),
+            "share": weights[k] / solution.weight,
+        }
+        for k in range(len(weights))
+        if count.counts[k]
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from fractions import Fraction
 from math import comb
 
 import numpy as np
@@ -153,6 +154,14 @@ def test_a_probability_is_a_ratio_of_layout_counts():
     assert num * int(info["layouts"]) == den * int(info["mine_layouts"])
     assert solution.exact[cell] == type(solution.exact[cell])(num, den)
     assert int(info["component"]["layouts"]) == count.total
+    shares = info["component"].get("by_mines")
+    if shares is not None:  # the mine total's weighting, when the summary covers the shape
+        assert abs(sum(x["share"] for x in shares) - 1) < 1e-9
+        assert sum(int(x["layouts"]) for x in shares) == count.total
+        mine = sum(
+            Fraction(x["share"]) * int(x["mine_layouts"]) / int(x["layouts"]) for x in shares
+        )
+        assert abs(float(mine) - num / den) < 1e-9
 
 
 def test_probs_explain_json_and_text():
