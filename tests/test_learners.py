@@ -383,3 +383,17 @@ def test_a_run_of_the_older_format_is_refused_with_a_clear_line(shards, tmp_path
     result = CliRunner().invoke(main, [*args, "--steps", "4", "--batch", "8"])
     assert result.exit_code == 2 and "older version" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_random_first_moves_are_fixed_by_the_game_seed_whatever_the_workers(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for out, workers in ((one, "1"), (two, "2")):
+        result = learn_data(out, "--games", "10", "--first-move", "random", "--workers", workers)
+        assert result.exit_code == 0, result.output
+    assert shard_bytes(one) == shard_bytes(two)
+    (group,) = data.load(one)
+    # With corner clicks the top-left cell is open in every position; not here.
+    assert not (group.cells[:, 0, 0] >= 0).all()
+    assert data.read_meta(one / "shard-00000.npz")["first_move"] == "random"
+    bad = learn_data(tmp_path / "bad", "--first-move", "9,9")
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

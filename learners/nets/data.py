@@ -36,7 +36,12 @@ N_CHANNELS = 13
 VAL_MODULUS = 10
 
 
-def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = ()) -> np.ndarray:
+def encode(
+    cells: np.ndarray,
+    mines: np.ndarray | int,
+    inputs: Sequence[str] = (),
+    extra: np.ndarray | None = None,
+) -> np.ndarray:
     """One-hot network input for a batch of positions of any size.
 
     Args:
@@ -45,6 +50,8 @@ def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = (
         mines: Total mines per position (scalar or shape ``(batch,)``).
         inputs: Extra inputs a model config names (:mod:`learners.nets.channels`), appended in
             this order after the base channels.
+        extra: Those inputs' channels when already computed (``(batch, rows, cols, k)``, as
+            :func:`with_extra_inputs` keeps them); then ``inputs`` is not recomputed.
 
     Returns:
         ``float32`` array ``(batch, rows, cols, N_CHANNELS + extra)``: covered, 0-8, flag,
@@ -66,9 +73,11 @@ def encode(cells: np.ndarray, mines: np.ndarray | int, inputs: Sequence[str] = (
     base = np.concatenate(
         [onehot, flag[..., None], on_board[..., None], density_map[..., None]], axis=-1
     ).astype(np.float32)
-    if not inputs:
-        return base
-    return np.concatenate([base, extra_inputs(cells, mines, inputs)], axis=-1)
+    if extra is None:
+        if not inputs:
+            return base
+        extra = extra_inputs(cells, mines, inputs)
+    return np.concatenate([base, extra.astype(np.float32)], axis=-1)
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,9 @@ def play_positions(spec: GenSpec, seed: int, backend: Any) -> Iterator[tuple[Any
     from mscsp.positions import solved_positions
 
     game = Game(spec.rows, spec.cols, spec.mines, seed=seed, first_click=spec.first_click)
-    start = first_move(spec.first_move, spec.rows, spec.cols)
+    # Its own stream (not the layout's), fixed by the game seed: "random" first moves too are
+    # the same on every run and worker.
+    start = first_move(spec.first_move, spec.rows, spec.cols, np.random.default_rng([seed, 1]))
     for board, solution in solved_positions(game, start, backend=backend):
         yield board, solution, game.mine
 
@@ -352,6 +363,9 @@ class Positions:
     seed: np.ndarray  # int64 (n,), the game each position came from
     # uint8 (n, rows, cols): loss weight of each cell (on-policy shards); None: all 1.
     weight: np.ndarray | None = None
+    # float16 (n, rows, cols, k): a model's extra input channels, computed once for training
+    # (with_extra_inputs); None: computed per batch.
+    extra: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -372,6 +386,36 @@ class Positions:
         """(train, validation), held out by game so no game feeds both."""
         val = self.seed % VAL_MODULUS == 0
         return self.take(~val), self.take(val)
+
+
+def with_extra_inputs(
+    positions: Positions, inputs: Sequence[str], workers: int = 1, chunk: int = 2000
+) -> Positions:
+    """``positions`` with the extra input channels of ``inputs`` computed once, in parallel.
+
+    Training draws each position many times; the ``certain`` channel costs about a
+    millisecond of Python per expert position, more than the net's own step, so it is worth
+    computing once. Exact 0/1 and count values survive float16 (counts are below 2,048).
+    """
+    from dataclasses import replace
+
+    from mscsp.harness import parallel_map
+
+    if not inputs:
+        return positions
+    starts = range(0, len(positions), chunk)
+    jobs = [
+        (positions.cells[i : i + chunk], positions.mines[i : i + chunk], tuple(inputs))
+        for i in starts
+    ]
+    parts = list(parallel_map(_indexed_extra, list(enumerate(jobs)), workers))
+    extra = np.concatenate([part for _, part in sorted(parts, key=lambda p: p[0])])
+    return replace(positions, extra=extra)
+
+
+def _indexed_extra(item: tuple[int, tuple]) -> tuple[int, np.ndarray]:
+    index, (cells, mines, inputs) = item
+    return index, extra_inputs(cells, mines, inputs).astype(np.float16)
 
 
 def load(dirs: str | Path | Sequence[str | Path]) -> list[Positions]:

@@ -88,6 +88,44 @@ class ResNet(nnx.Module):
         return self.head(nnx.relu(x))[..., 0]
 
 
+class RecurNet(nnx.Module):
+    """A weight-tied recurrent net: one residual block applied ``iterations`` times.
+
+    Certain cells follow from chains of local deductions of any length; a stack of distinct
+    blocks sees a fixed distance, while one block applied again and again can carry a
+    deduction as far as it is iterated ("logical extrapolation", Schwarzschild et al. 2021,
+    Bansal et al. 2022). Each iteration reads the state and the input again (*recall*), so
+    the block can keep redoing the same local step on any board size; more iterations at test
+    time (``iterations=`` on the call) reach farther than training did. Each iteration sees
+    two cells farther: a 3x3 convolution on state + input, then a 3x3 convolution.
+    """
+
+    def __init__(
+        self,
+        *,
+        width: int = 32,
+        iterations: int = 12,
+        in_channels: int = N_CHANNELS,
+        rngs: nnx.Rngs,
+    ):
+        self.iterations = iterations
+        self.stem = nnx.Conv(in_channels, width, (3, 3), rngs=rngs)
+        self.mix = nnx.Conv(width + in_channels, width, (3, 3), rngs=rngs)
+        self.conv = nnx.Conv(width, width, (3, 3), rngs=rngs)
+        self.hidden = nnx.Conv(width, width, (1, 1), rngs=rngs)
+        self.head = nnx.Conv(width, 1, (1, 1), rngs=rngs)
+
+    def step(self, h: jax.Array, x: jax.Array) -> jax.Array:
+        """One iteration of the shared block: the state updated from itself and the input."""
+        return h + self.conv(nnx.relu(self.mix(jnp.concatenate([nnx.relu(h), x], axis=-1))))
+
+    def __call__(self, x: jax.Array, iterations: int | None = None) -> jax.Array:
+        h = self.stem(x)
+        for _ in range(self.iterations if iterations is None else iterations):
+            h = self.step(h, x)
+        return self.head(nnx.relu(self.hidden(nnx.relu(h))))[..., 0]
+
+
 def scalar_view(x: jax.Array) -> jax.Array:
     """The thesis' one-number-per-cell view: 0 off board, -1 covered, -0.5 flag, (n+1)/9."""
     numbers = jnp.arange(1, 10, dtype=x.dtype) / 9.0
@@ -243,6 +281,7 @@ class Table2QNet(nnx.Module):
 _CLASSES = {
     "cnn-seed": CnnSeed,
     "resnet": ResNet,
+    "recur": RecurNet,
     "mlp-window": MlpWindow,
     "mlp-board": MlpBoard,
     "logistic": Logistic,
@@ -278,6 +317,16 @@ CONFIGS |= {
     "resnet-b3": {**_RESNET, "blocks": 3},
     "resnet-b12": {**_RESNET, "blocks": 12},
     "resnet-d124": {**_RESNET, "dilations": [1, 2, 4]},
+    # v3's shape: twice the width, eight blocks (receptive radius 21), the certain channel.
+    "resnet-certain-w32": {**_RESNET, "width": 32, "blocks": 8, "inputs": ["certain"]},
+}
+
+# --- Nets that iterate (issue 18) -----------------------------------------------------------
+# One weight-tied block applied `iterations` times (RecurNet); a player may run more
+# iterations than training did (`-o iterations=N`), reaching farther on large boards.
+CONFIGS |= {
+    "recur": {"model": "recur", "width": 32, "iterations": 10},
+    "recur-certain": {"model": "recur", "width": 32, "iterations": 10, "inputs": ["certain"]},
 }
 
 
@@ -295,6 +344,9 @@ def receptive_radius(config: str | dict[str, Any]) -> int | None:
         blocks = config.get("blocks", 6)
         # Stem 1; per block a dilated 3x3 (radius d) and a plain one (1).
         return 1 + sum(dilations[i % len(dilations)] + 1 for i in range(blocks))
+    if kind == "recur":
+        # Stem 1; per iteration two 3x3 convolutions.
+        return 1 + 2 * config.get("iterations", 12)
     if kind == "cnn-seed":
         return config.get("layers", 4)
     if kind in ("mlp-window", "logistic"):
@@ -314,6 +366,23 @@ def build(config: str | dict[str, Any], seed: int = 0) -> nnx.Module:
         if key in config:
             config[key] = tuple(config[key])
     return cls(**config, rngs=nnx.Rngs(seed))
+
+
+def set_iterations(model: nnx.Module, iterations: int) -> None:
+    """Sets how many times a recurrent model's shared block runs (a test-time choice).
+
+    Raises:
+        InvalidInputError: The model does not iterate, or ``iterations`` is below 1.
+    """
+    from mscsp.errors import InvalidInputError
+
+    if not isinstance(model, RecurNet):
+        raise InvalidInputError(
+            f"iterations: a {type(model).__name__} does not iterate (only recur models do)"
+        )
+    if int(iterations) != iterations or iterations < 1:
+        raise InvalidInputError(f"iterations must be a whole number >= 1, got {iterations!r}")
+    model.iterations = int(iterations)
 
 
 def count_params(model: nnx.Module) -> int:

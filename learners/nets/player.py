@@ -53,6 +53,11 @@ class LearnerPlayer(Player):
     Args:
         path: A ``model.msgpack`` file, a run directory, or ``"default"``.
         safe_below: Predicted probability under which cells are revealed in bulk.
+        iterations: For a recurrent model (config ``recur``), how many times its shared
+            block runs (``None``: as trained); more reach farther on large boards.
+
+    Raises:
+        InvalidInputError: ``iterations`` for a model that does not iterate, or below 1.
 
     Attributes:
         predict: Jit-compiled ``encoded batch -> probabilities`` (see
@@ -63,12 +68,19 @@ class LearnerPlayer(Player):
 
     name: ClassVar[str] = "learner"
 
-    def __init__(self, path: str = DEFAULT_MODEL, safe_below: float = SAFE_BELOW):
-        from .models import config_inputs
+    def __init__(
+        self,
+        path: str = DEFAULT_MODEL,
+        safe_below: float = SAFE_BELOW,
+        iterations: int | None = None,
+    ):
+        from .models import config_inputs, set_iterations
         from .train import load_model, make_predict
 
         self.path = model_path(path)
         self.model, self.config, self.meta = load_model(self.path)
+        if iterations is not None:
+            set_iterations(self.model, iterations)
         self.predict = make_predict(self.model)
         self.inputs = config_inputs(self.config)
         self.safe_below = safe_below

@@ -32,7 +32,16 @@ from .systems import Recipe, train_recipe
 THESIS = Recipe(
     "thesis-mlp", (9, 9, 10), games=50_000, steps=30_000, batch=64, lr=3e-3, cells="frontier"
 )
-BLOG = Recipe("blog-mlp", (9, 9, 10), games=50_000, steps=40_000, batch=256, lr=1e-3)
+# The blog plays from a random first click: its data's games start there too.
+BLOG = Recipe(
+    "blog-mlp",
+    (9, 9, 10),
+    games=150_000,
+    steps=40_000,
+    batch=256,
+    lr=1e-3,
+    first_move="random",
+)
 
 
 class ThesisMlpPlayer(LowestCellPlayer):

@@ -38,6 +38,8 @@ class Recipe:
         labels: ``"exact"`` (the solver's probabilities) or ``"mines"`` (the layout).
         cells: Loss on ``"all"`` covered cells or the ``"frontier"`` only.
         eval_every: Steps between validation and checkpoint.
+        first_move: Where the data's games click first (:func:`mscsp.game.first_move`): the
+            paper's rule, so that training sees the openings play will meet.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Recipe:
     labels: str = "exact"
     cells: str = "all"
     eval_every: int = 500
+    first_move: str = "corner"
 
     @property
     def file(self) -> str:
@@ -109,7 +112,8 @@ def train_recipe(
     games = games or recipe.games
     work = Path(out) / f"{recipe.name}-work"
     start = time.perf_counter()
-    generate(work / "data", GenSpec(rows, cols, mines), games, seed=seed, workers=workers)
+    spec = GenSpec(rows, cols, mines, first_move=recipe.first_move)
+    generate(work / "data", spec, games, seed=seed, workers=workers)
     cfg = TrainConfig(
         model=recipe.name, data=[str(work / "data")], out=str(work / "run"), seed=seed, **settings
     )
@@ -120,6 +124,7 @@ def train_recipe(
         "system": recipe.name,
         "board": [rows, cols, mines],
         "games": games,
+        "first_move": recipe.first_move,
         "positions": directory_totals(work / "data")["positions"],
         "positions_seen": settings["steps"] * settings["batch"],
         **settings,

@@ -32,7 +32,7 @@ from mscsp.errors import InvalidInputError
 
 from ..artefacts import model_path
 from ..classic.data import perimeter
-from .data import Positions, encode, load
+from .data import Positions, encode, load, with_extra_inputs
 from .models import CONFIGS, build, config_inputs, count_params
 
 MODEL_FILE = "model.msgpack"
@@ -59,7 +59,11 @@ class TrainConfig:
     eval_every: int = 250
     eval_positions: int = 500
     seed: int = 0
+    workers: int = 1  # processes computing the model's extra inputs once (not a result setting)
     init: str | None = None  # a model checkpoint of the same config to start from
+    # Size curriculum: "STEP:ROWSxCOLS,..." stages, each from its first step on (see
+    # parse_stage); empty: every size all along.
+    curriculum: Sequence[str] = ()
     keep_steps: Sequence[int] = ()  # steps also checkpointed and never deleted (curves)
 
 
@@ -99,6 +103,64 @@ def loss_cells(cells: np.ndarray, which: str = "all") -> np.ndarray:
     raise ValueError(f"cells must be one of {', '.join(CELLS)}, got {which!r}")
 
 
+def parse_stage(stage: str) -> tuple[int, list[tuple[int, int]]]:
+    """A curriculum stage ``"STEP:ROWSxCOLS,..."``: its first step and the board sizes it uses.
+
+    Raises:
+        InvalidInputError: Not of that form.
+    """
+    try:
+        start, sizes = stage.split(":")
+        shapes = [tuple(int(v) for v in size.lower().split("x")) for size in sizes.split(",")]
+        if int(start) < 0 or any(len(s) != 2 or min(s) < 1 for s in shapes):
+            raise ValueError
+    except ValueError:
+        raise InvalidInputError(
+            f"curriculum stage {stage!r} is not STEP:ROWSxCOLS[,ROWSxCOLS...], e.g. 0:9x9,16x16"
+        ) from None
+    return int(start), shapes  # type: ignore[return-value]
+
+
+def stage_groups(
+    curriculum: Sequence[str], shapes: Sequence[tuple[int, int]], steps: int
+) -> list[tuple[int, list[int]]]:
+    """The curriculum as ``(first step, indices of the size groups drawn from)``, in order.
+
+    Args:
+        curriculum: Stages (:func:`parse_stage`); empty: every group from step 0.
+        shapes: The board size of each training group.
+        steps: The run's steps (a stage starting at or after it would never run).
+
+    Raises:
+        InvalidInputError: Stages out of order, not starting at 0, past the run's end, or
+            naming a size the data does not hold.
+    """
+    if not curriculum:
+        return [(0, list(range(len(shapes))))]
+    out = []
+    for stage in curriculum:
+        start, sizes = parse_stage(stage)
+        missing = [f"{r}x{c}" for r, c in sizes if (r, c) not in shapes]
+        if missing:
+            held = ", ".join(f"{r}x{c}" for r, c in shapes)
+            raise InvalidInputError(
+                f"curriculum stage {stage!r}: no training data of size {', '.join(missing)} "
+                f"(the data holds {held})"
+            )
+        if (out and start <= out[-1][0]) or (not out and start != 0) or start >= steps:
+            raise InvalidInputError(
+                "curriculum stages must start at step 0 and go up, each before --steps "
+                f"({steps}): got {', '.join(curriculum)}"
+            )
+        out.append((start, [shapes.index(s) for s in sizes]))
+    return out
+
+
+def groups_at(stages: list[tuple[int, list[int]]], step: int) -> list[int]:
+    """The size groups a step draws its batch from (the last stage started by then)."""
+    return [groups for start, groups in stages if start <= step][-1]
+
+
 def sample_batch(
     groups: list[Positions],
     labels: str,
@@ -116,7 +178,7 @@ def sample_batch(
     sizes = np.array([len(g) for g in groups], dtype=float)
     group = groups[rng.choice(len(groups), p=sizes / sizes.sum())]
     part = group.take(rng.integers(len(group), size=batch))
-    x, y = encode(part.cells, part.mines, inputs), targets(part, labels)
+    x, y = encode(part.cells, part.mines, inputs, part.extra), targets(part, labels)
     mask = loss_cells(part.cells, cells).astype(np.float32)
     if part.weight is not None:
         mask *= part.weight
@@ -244,13 +306,19 @@ RESUME_KEYS = (
     "seed",
     "data",
     "init",
+    "curriculum",
 )
 #: Steps between progress lines (and ``train`` rows of ``metrics.jsonl``).
 LOG_EVERY = 50
 
 
 def _run_settings(cfg: TrainConfig) -> dict[str, Any]:
-    return asdict(cfg) | {"data": [str(d) for d in cfg.data]}
+    # Lists, as the JSON of a saved run reads back, so a resume compares like with like.
+    return asdict(cfg) | {
+        "data": [str(d) for d in cfg.data],
+        "curriculum": list(cfg.curriculum),
+        "keep_steps": list(cfg.keep_steps),
+    }
 
 
 def checkpoint_manager(out: Path, keep_steps: Sequence[int] = (), *, create: bool = True):
@@ -463,9 +531,14 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
             f"{', '.join(map(str, cfg.data))}: too few games for a training and a validation "
             "split (one game in ten is held out)"
         )
+    stages = stage_groups(cfg.curriculum, [g.shape for g in train_groups], cfg.steps)
     model_config = dict(CONFIGS[cfg.model])
     model = build(model_config, seed=cfg.seed)
     inputs = config_inputs(model_config)
+    if inputs:
+        began = time.time()
+        train_groups = [with_extra_inputs(g, inputs, cfg.workers) for g in train_groups]
+        log(f"extra inputs {', '.join(inputs)} computed once in {time.time() - began:.0f} s")
     if cfg.init is not None and saved is None:
         _start_from(model, model_config, cfg.init)
     tx, schedule = _transform(cfg)
@@ -508,7 +581,12 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         t0, losses = time.time(), []
         for step in range(start, cfg.steps):
             rng = np.random.default_rng([cfg.seed, step])
-            x, y, mask = sample_batch(train_groups, cfg.labels, cfg.batch, rng, inputs, cfg.cells)
+            chosen = groups_at(stages, step)
+            if step == start or chosen != groups_at(stages, step - 1):
+                sizes = ", ".join("x".join(map(str, train_groups[i].shape)) for i in chosen)
+                log(f"step {step}: batches from {sizes}")
+            drawn = [train_groups[i] for i in chosen]
+            x, y, mask = sample_batch(drawn, cfg.labels, cfg.batch, rng, inputs, cfg.cells)
             losses.append(float(train_step(model, optimizer, x, y, mask)))
             done = step + 1
             if done % LOG_EVERY == 0 or done == cfg.steps:

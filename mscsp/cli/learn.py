@@ -13,6 +13,7 @@ import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
 from ..game import PRESETS, Game
+from ..game import first_move as pick_first_move
 from .options import (
     backend_option,
     board_size,
@@ -20,6 +21,7 @@ from .options import (
     executor_option,
     exit_interrupted,
     first_click_option,
+    first_move_option,
     games_per_shard_option,
     mines_option,
     preset_option,
@@ -61,6 +63,7 @@ def require_ml() -> None:
 @size_option
 @mines_option()
 @first_click_option()
+@first_move_option
 @click.option("--rule", type=click.Choice(["safe", "opening", "any"]), hidden=True)
 @click.option(
     "--games",
@@ -82,6 +85,7 @@ def data(
     size: tuple[int, int] | None,
     mines: int | None,
     first_click: str,
+    first_move: str,
     rule: str | None,
     games: int,
     games_per_shard: int,
@@ -105,8 +109,9 @@ def data(
     require_ml()
     from learners.nets.data import GenSpec, directory_totals, generate
 
-    spec = GenSpec(rows, cols, mines, first_click=first_click, preset=preset)
+    spec = GenSpec(rows, cols, mines, first_click=first_click, first_move=first_move, preset=preset)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
+    pick_first_move(first_move, rows, cols)  # refuses a first move off the board
     try:
         generate(
             out,
@@ -159,8 +164,18 @@ def data(
     "Peak learning rate (warm-up, then cosine decay).",
 )
 @click.option(
+    "--curriculum",
+    "curriculum",
+    multiple=True,
+    metavar="STEP:ROWSxCOLS,...",
+    help="A size curriculum stage (repeatable): from step STEP on, batches come from these "
+    "board sizes of the data only, e.g. --curriculum 0:9x9 --curriculum 4000:9x9,16x16,16x30. "
+    "Default: every size all along.",
+)
+@click.option(
     "--fresh", is_flag=True, help="Start the run directory over instead of resuming its state."
 )
+@workers_option("Processes computing the model's extra inputs once")
 @seed_option
 @reports_errors
 def train(
@@ -173,7 +188,9 @@ def train(
     batch: int,
     lr: float,
     eval_every: int,
+    curriculum: tuple[str, ...],
     fresh: bool,
+    workers: int,
     seed: int,
 ) -> None:
     """Train a model; resumes from the run directory's saved state unless --fresh.
@@ -198,6 +215,8 @@ def train(
         batch=batch,
         lr=lr,
         eval_every=eval_every,
+        curriculum=list(curriculum),
+        workers=workers,
         seed=seed,
     )
     try:

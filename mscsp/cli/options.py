@@ -93,6 +93,14 @@ def workers_option(what: str = "Worker processes") -> Callable:
     )
 
 
+first_move_option = click.option(
+    "--first-move",
+    default="corner",
+    show_default=True,
+    help="Where the first click goes: corner, center, random or ROW,COL (counted from 0).",
+)
+
+
 executor_option = click.option(
     "--executor",
     type=click.Choice(EXECUTORS),

@@ -17,6 +17,7 @@ from .options import (
     executor_option,
     exit_interrupted,
     first_click_option,
+    first_move_option,
     json_option,
     mines_option,
     preset_option,
@@ -81,12 +82,7 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
 @click.option("--rows", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
 @click.option("--cols", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
 @first_click_option()
-@click.option(
-    "--first-move",
-    default="corner",
-    show_default=True,
-    help="Where the first click goes: corner, center, random or ROW,COL (counted from 0).",
-)
+@first_move_option
 @click.option(
     "--games",
     "-n",
