@@ -281,3 +281,30 @@ def test_ablation_pairs_labels_on_the_same_budget_and_resumes(tiny, tmp_path):
     other = CliRunner().invoke(main, [*args[:-1], "--games", "5"])
     assert other.exit_code == 2 and "other settings" in other.output
     assert (tmp_path / ablation.RESULT_FILE).read_bytes() == before
+
+
+def test_the_ablation_plot_draws_a_point_that_won_no_game(tmp_path):
+    """Wilson's lower bound at 0 wins is a hair above 0; the plot must not refuse it."""
+    from learners.nets import ablation
+    from mscsp.harness import wilson
+
+    rows = [
+        {
+            "labels": labels,
+            "step": step,
+            "positions": 32 * step,
+            "games": 100,
+            "wins": wins,
+            "win_rate": wins / 100,
+            "ci95": list(wilson(wins, 100)),
+        }
+        for labels in ablation.LABELS
+        for step, wins in ((10, 0), (20, 7))
+    ]
+    for labels in ablation.LABELS:  # the runs' validation rows, which the MAE panel reads
+        (tmp_path / labels).mkdir()
+        row = {"step": 20, "split": "val", "mae": 0.05}
+        (tmp_path / labels / "metrics.jsonl").write_text(json.dumps(row) + "\n")
+    png = tmp_path / "ablation.png"
+    ablation.plot_ablation(rows, ablation.AblationConfig(out=str(tmp_path)), png)
+    assert png.stat().st_size > 0

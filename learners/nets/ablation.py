@@ -155,7 +155,8 @@ def plot_ablation(rows: list[dict[str, Any]], cfg: AblationConfig, png: str | Pa
             x = np.array([r["positions"] for r in mine])
             y = np.array([100 * r["win_rate"] for r in mine])
             ci = np.array([[100 * r["ci95"][0], 100 * r["ci95"][1]] for r in mine])
-            yerr = [y - ci[:, 0], ci[:, 1] - y]
+            # Wilson's bound at 0 wins can sit a rounding error above 0: never a negative bar.
+            yerr = np.maximum([y - ci[:, 0], ci[:, 1] - y], 0.0)
             wins.errorbar(x, y, yerr=yerr, marker=marker, capsize=3, label=f"{labels} labels")
         metrics = Path(cfg.out) / labels / "metrics.jsonl"
         val = [r for r in map(json.loads, metrics.read_text().splitlines()) if r["split"] == "val"]
