@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from .backends import BACKENDS, Backend, get_backend
-from .backends.decision import PositionDecision, decide_position
 from .backends.order import open_constraints
+from .backends.position import PositionDecision, decide_position
 from .board import Board, parse_board
 from .constraints import Component, ComponentCount
 from .errors import InvalidInputError, MscspError, SolverLimitError
@@ -507,7 +507,7 @@ def run_benchmark(
             a blow-up becomes a recorded ``timeout``, never a hang. Without it, solves run
             in this process and only the backends' own limits apply.
         grace: Seconds allowed past the limit before the worker is killed.
-        decide: Time :func:`~mscsp.backends.decision.decide_position` (certain cells only,
+        decide: Time :func:`~mscsp.backends.position.decide_position` (certain cells only,
             without counting where the backend can) instead of :func:`mscsp.solve`; the
             "difference" is then 0 when the certain cells equal the reference's, else 1.
 

@@ -7,7 +7,8 @@ import pytest
 from bench.hard import band, lattice
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
-from mscsp.backends.decision import decide_by_search, decide_components, decide_position
+from mscsp.backends.decision import decide_by_search, decide_components
+from mscsp.backends.position import decide_position
 from mscsp.constraints import Component
 from mscsp.errors import InconsistentBoardError, SolverLimitError
 
