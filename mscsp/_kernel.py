@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernel_status import COUNTED, DONE, FALLBACK
+from ._kernel_status import COUNTED, DONE, FALLBACK, REDUCED
 from .board import COVERED, FLAG
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
@@ -250,12 +250,18 @@ def _back_up(d, cur, top, residual, plan_n, plan_c):
 
 
 @njit(cache=True)
-def solve_flat(cells, rows, cols, mines, out, probs, free):
+def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop):
     """Solves the board ``cells`` (flat ``int8`` codes, row-major) holding ``mines`` mines.
 
     Writes into ``out`` (see :func:`mscsp.compiled.solve_small` for the layout), the
-    probability map into ``probs`` and the mask of covered cells next to no number into
-    ``free``; returns :data:`DONE`, or :data:`FALLBACK` for the pure path to answer.
+    probability map into ``probs``, each covered cell's exact odds into ``odds`` (its
+    numerator, then its denominator: a flat array of twice the cells; only on
+    :data:`DONE`) and the mask of covered cells next to no number into ``free``.
+
+    Returns:
+        :data:`DONE`, :data:`COUNTED`, :data:`FALLBACK` for the pure path to answer, or,
+        when ``stop`` is set and the reduction settles safe cells, :data:`REDUCED` before
+        anything is counted (as a player reveals those first).
     """
     n = rows * cols
     n_flags = 0
@@ -539,6 +545,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
             out[p + 2] = size[g]
             p += 3
             p = _write_cells(out, p, g, cell_start, cell_list)
+    n_safe = 0
     for mined in (0, 1):
         count_at = p
         p += 1
@@ -548,10 +555,17 @@ def solve_flat(cells, rows, cols, mines, out, probs, free):
             ):
                 p = _write_cells(out, p, g, cell_start, cell_list)
         out[count_at] = p - count_at - 1
+        if mined == 0:
+            n_safe = out[count_at]
+    if stop and n_safe:
+        out[1] = p
+        return REDUCED
     groups = (size[:n_groups], lo, hi, cell_start, cell_list)
     residual = (rcs, rcg, rct, n_res)
     comps = (n_comp, comp_start, comp_groups, local, comp_of)
-    return _finish(out, p, probs, free, cells, remaining - fixed_mines, groups, residual, comps)
+    return _finish(
+        out, p, probs, odds, free, cells, remaining - fixed_mines, groups, residual, comps
+    )
 
 
 @njit(cache=True)
@@ -564,7 +578,7 @@ def _write_cells(out, p, g, cell_start, cell_list):
 
 
 @njit(cache=True)
-def _finish(out, p, probs, free, cells, left, groups, residual, comps):
+def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps):
     """Counts the components, combines them and writes the rest of the answer.
 
     ``groups``: each group's size, bounds and cells; ``residual``: the constraints left
@@ -750,14 +764,15 @@ def _finish(out, p, probs, free, cells, left, groups, residual, comps):
             for x in range(len(ways)):
                 num += group_counts[g, first[k] + x] * ways[x]
             out[num_at[g]] = num
-            _paint(flat_probs, g, num / weight, cell_start, cell_list)
+            _paint(flat_probs, odds, g, num, weight, cell_start, cell_list)
     if n_free:
         free_num //= n_free
     out[p + 1] = free_num
     out[2] = weight
     # The rest of the probability map: revealed cells, flags, fixed groups, free cells.
     free_p = free_num / weight
-    for i in range(len(cells)):
+    n = len(cells)
+    for i in range(n):
         v = cells[i]
         if v == FLAG:
             flat_probs[i] = 1.0
@@ -765,14 +780,20 @@ def _finish(out, p, probs, free, cells, left, groups, residual, comps):
             flat_probs[i] = np.nan
         elif free_flat[i]:
             flat_probs[i] = free_p
+            odds[i] = free_num
+            odds[n + i] = weight
     for g in range(n_groups):
         if lo[g] == hi[g]:
-            _paint(flat_probs, g, lo[g] / size[g], cell_start, cell_list)
+            _paint(flat_probs, odds, g, lo[g], size[g], cell_start, cell_list)
     return DONE
 
 
 @njit(cache=True)
-def _paint(flat_probs, g, value, cell_start, cell_list):
-    """Sets the probability of every cell of group ``g``."""
+def _paint(flat_probs, odds, g, num, den, cell_start, cell_list):
+    """Sets the odds ``num / den`` of every cell of group ``g`` (exact, and as a float)."""
+    n = len(flat_probs)
+    value = num / den
     for q in range(cell_start[g], cell_start[g + 1]):
         flat_probs[cell_list[q]] = value
+        odds[cell_list[q]] = num
+        odds[n + cell_list[q]] = den

@@ -25,7 +25,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from ._kernel_status import COUNTED, FALLBACK
+from ._kernel_status import COUNTED, DONE
 from .board import Board
 from .constraints import Component, ComponentCount
 from .errors import InconsistentBoardError
@@ -114,13 +114,30 @@ def solve_small(board: Board) -> Solution | None:
     cells = board.cells
     if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
         return None
-    rows, cols = cells.shape
-    out = np.empty(8 * cells.size + 1024, dtype=np.int64)
-    probs = np.empty((rows, cols))
-    free = np.empty((rows, cols), dtype=np.bool_)
-    status = _kernel()(cells.reshape(-1), rows, cols, board.mines, out, probs, free)
-    if status == FALLBACK:
+    out, probs, free, odds = scratch(*cells.shape)
+    status = _kernel()(cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False)
+    return decode(board, status, out, probs, free)
+
+
+def scratch(rows: int, cols: int) -> tuple[np.ndarray, ...]:
+    """The arrays the kernel writes its answer into, for a rows x cols board."""
+    n = rows * cols
+    return (
+        np.empty(8 * n + 1024, dtype=np.int64),
+        np.empty((rows, cols)),
+        np.empty((rows, cols), dtype=np.bool_),
+        np.empty(2 * n, dtype=np.int64),
+    )
+
+
+def decode(
+    board: Board, status: int, out: np.ndarray, probs: np.ndarray, free: np.ndarray
+) -> Solution | None:
+    """The :class:`Solution` the kernel wrote for ``board`` (see :func:`solve_small`), or
+    ``None`` where the pure path must answer."""
+    if status not in (DONE, COUNTED):
         return None
+    rows, cols = board.shape
     data = out[: out[1]].tolist()
     coords = _coords(rows, cols)
     odds = []

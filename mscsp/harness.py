@@ -161,22 +161,12 @@ def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
     game.reveal(
         *first_move(config.first_move, config.rows, config.cols, np.random.default_rng(move_seed))
     )
-    moves, guesses = 1, 0
-    while not game.over:
-        cells = player.next_moves(game.board(), rng)
-        if not cells:
-            raise RuntimeError(f"player {player.name!r} returned no move")
-        guesses += player.turn_guesses
-        for r, c in cells:
-            moves += 1
-            game.reveal(r, c)
-            if game.over:
-                break
+    moves, guesses = player.play(game, rng)
     return GameResult(
         index,
         game.state == "won",
         game.revealed / max(game.safe_cells, 1),
-        moves,
+        moves + 1,  # the first click
         guesses,
         time.perf_counter() - start,
     )

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..board import COVERED, FLAG, Board, neighbour_sum
+from ..game import Game
 from ..session import MineMemory  # noqa: F401 - the players' import of it
 
 Cell = tuple[int, int]
@@ -24,8 +25,9 @@ def neighbours(cell: Cell, rows: int, cols: int) -> list[Cell]:
 class Player(ABC):
     """A Minesweeper strategy.
 
-    The harness calls :meth:`new_game` before each game, then :meth:`next_moves` until the
-    game ends, revealing the returned cells one by one (it stops early at a loss or a win).
+    The harness calls :meth:`new_game` before each game, then :meth:`play`, which calls
+    :meth:`next_moves` until the game ends, revealing the returned cells one by one (it
+    stops early at a loss or a win).
 
     Attributes:
         name: Registry name of the strategy.
@@ -43,6 +45,29 @@ class Player(ABC):
     @abstractmethod
     def next_moves(self, board: Board, rng: np.random.Generator) -> list[Cell]:
         """Cells to reveal this turn, in order (at least one while the game is on)."""
+
+    def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
+        """Plays ``game``, its first click made, to the end: each turn's cells are revealed
+        one by one, stopping early at a loss or a win.
+
+        Players may play faster (a compiled engine) as long as they play the same game.
+
+        Returns:
+            The cells clicked (each one counted, even one a zero had already opened) and
+            the guesses reported.
+        """
+        moves = guesses = 0
+        while not game.over:
+            cells = self.next_moves(game.board(), rng)
+            if not cells:
+                raise RuntimeError(f"player {self.name!r} returned no move")
+            guesses += self.turn_guesses
+            for r, c in cells:
+                moves += 1
+                game.reveal(r, c)
+                if game.over:
+                    break
+        return moves, guesses
 
 
 def dilate(mask: np.ndarray) -> np.ndarray:

@@ -18,7 +18,10 @@ from abc import abstractmethod
 
 import numpy as np
 
+from .. import compiled_play
+from ..backends import DEFAULT_BACKEND
 from ..board import Board, neighbour_counts
+from ..game import Game
 from ..probabilities import Solution
 from ..session import GameSession
 from .base import Cell, Player, cells_of
@@ -90,6 +93,12 @@ class CspMinProbPlayer(CspPlayer):
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         return solution.best_move
+
+    def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
+        # The compiled engine plays the same game, where it can.
+        if self.backend.inner.name == DEFAULT_BACKEND and compiled_play.usable(game):
+            return compiled_play.play_minprob(game)
+        return super().play(game, rng)
 
 
 def edge_distance(rows: int, cols: int) -> np.ndarray:

@@ -1,0 +1,249 @@
+"""The compiled game loop behind :mod:`mscsp.compiled_play` (numba; imported only there).
+
+It plays as :class:`~mscsp.players.csp.CspPlayer` does through the harness, turn for turn:
+the single-point rules to a fixpoint (their safe cells clicked row-major), else the
+reduction of :func:`~mscsp._kernel.solve_flat` (its safe cells), else the exact count (its
+safe cells, else the guess), every click counted as the harness counts it. It hands a turn
+back to Python where the kernel does (numbers beyond 64 bits, components too large) and,
+when asked, at every guess.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._kernel import solve_flat
+from ._kernel_status import DONE, REDUCED
+from .board import COVERED, FLAG
+
+_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+
+# The game's counters, one array shared with Python (``mscsp.compiled_play``).
+MOVES = 0  # cells clicked, as the harness counts them (already uncovered ones included)
+GUESSES = 1  # turns whose click was a guess
+REVEALED = 2  # safe cells uncovered
+SAFE_CELLS = 3  # safe cells on the board
+STATE = 4  # PLAYING, WON or LOST
+EXPLODED = 5  # the mine clicked, on a loss
+CLICKS = 6  # cells in the click record
+FIELDS = 7
+
+PLAYING = 0
+WON = 1
+LOST = 2
+
+#: Returned when the game is over; any other value is the kernel's status on a turn that
+#: Python must decide (or :data:`GUESS` when asked to stop at guesses).
+OVER = -1
+GUESS = -2
+
+
+@njit(cache=True)
+def _uncover(view, numbers, cols, i, stack):
+    """``Game.reveal`` on the flat view: the cells uncovered (a zero opens its region and
+    its border), or -1 on a mine."""
+    if view[i] != COVERED:
+        return 0
+    if numbers[i] < 0:
+        return -1
+    rows = len(view) // cols
+    view[i] = numbers[i]
+    opened = 1
+    if numbers[i] != 0:
+        return opened
+    stack[0] = i
+    top = 1
+    while top:
+        top -= 1
+        j = stack[top]
+        r = j // cols
+        c = j - r * cols
+        for d in range(8):
+            rr = r + _DR[d]
+            cc = c + _DC[d]
+            if 0 <= rr < rows and 0 <= cc < cols:
+                k = rr * cols + cc
+                if view[k] == COVERED:
+                    view[k] = numbers[k]
+                    opened += 1
+                    if numbers[k] == 0:
+                        stack[top] = k
+                        top += 1
+    return opened
+
+
+@njit(cache=True)
+def click(view, numbers, cols, i, st, clicks, stack):
+    """One click as the harness makes it (counted even on an uncovered cell); whether the
+    game is over after it."""
+    st[MOVES] += 1
+    if view[i] != COVERED:
+        return False
+    clicks[st[CLICKS]] = i
+    st[CLICKS] += 1
+    opened = _uncover(view, numbers, cols, i, stack)
+    if opened < 0:
+        st[STATE] = LOST
+        st[EXPLODED] = i
+        return True
+    st[REVEALED] += opened
+    if st[REVEALED] == st[SAFE_CELLS]:
+        st[STATE] = WON
+        return True
+    return False
+
+
+@njit(cache=True)
+def _need(view, known, cols, i):
+    """The mines number ``i`` still needs, and its unknown neighbours."""
+    rows = len(view) // cols
+    r = i // cols
+    c = i - r * cols
+    need = view[i]
+    unknown = 0
+    for d in range(8):
+        rr = r + _DR[d]
+        cc = c + _DC[d]
+        if 0 <= rr < rows and 0 <= cc < cols:
+            k = rr * cols + cc
+            if known[k]:
+                need -= 1
+            elif view[k] == COVERED:
+                unknown += 1
+    return need, unknown
+
+
+@njit(cache=True)
+def _mark_around(view, known, cols, i, marks):
+    """Marks the unknown neighbours of number ``i``; how many were not marked yet."""
+    rows = len(view) // cols
+    r = i // cols
+    c = i - r * cols
+    found = 0
+    for d in range(8):
+        rr = r + _DR[d]
+        cc = c + _DC[d]
+        if 0 <= rr < rows and 0 <= cc < cols:
+            k = rr * cols + cc
+            if view[k] == COVERED and not known[k] and not marks[k]:
+                marks[k] = 1
+                found += 1
+    return found
+
+
+@njit(cache=True)
+def _single_point(view, known, cols, safe):
+    """The single-point rules to a fixpoint: numbers needing all their unknown cells make
+    them known mines, then the unknown cells next to a satisfied number are marked in
+    ``safe``; returns how many."""
+    n = len(view)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            if view[i] > 0:
+                need, unknown = _need(view, known, cols, i)
+                if unknown and need == unknown:
+                    _mark_around(view, known, cols, i, known)
+                    changed = True
+    found = 0
+    safe[:] = 0
+    for i in range(n):
+        if view[i] > 0:
+            need, unknown = _need(view, known, cols, i)
+            if unknown and need == 0:
+                found += _mark_around(view, known, cols, i, safe)
+    return found
+
+
+@njit(cache=True)
+def _click_marked(view, numbers, cols, marked, st, clicks, stack):
+    """Clicks every marked cell, row-major; whether the game ended."""
+    for i in range(len(view)):
+        if marked[i] and click(view, numbers, cols, i, st, clicks, stack):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _lowest(flagged, odds, nbrs):
+    """``Solution.best_move`` from the kernel's exact odds: the covered cell of lowest
+    odds, then fewest neighbours, then first row-major."""
+    n = len(flagged)
+    best = -1
+    for i in range(n):
+        if flagged[i] != COVERED:
+            continue
+        if best < 0:
+            best = i
+            continue
+        # Odds share the weight as denominator (below 2**53), or one of them is a fixed
+        # group's (its size, at most 8): then both products fit 64 bits.
+        if odds[n + i] == odds[n + best]:
+            left = odds[i]
+            right = odds[best]
+        else:
+            left = odds[i] * odds[n + best]
+            right = odds[best] * odds[n + i]
+        if left < right or (left == right and nbrs[i] < nbrs[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, scratch):
+    """Plays from the current position until the game ends (:data:`OVER`) or Python must
+    decide a turn (the kernel's status, or :data:`GUESS` with ``stop_at_guess``).
+
+    ``view`` is the game's flat view, written in place; ``numbers`` its numbers (-1 on
+    mines); ``known`` the proven mines, kept from turn to turn. On a returned turn, the
+    flagged board, the kernel's answer, probability map and odds are in ``scratch``.
+    """
+    out, probs, free, odds, flagged, safe, stack = scratch
+    n = len(view)
+    rows = n // cols
+    while True:
+        if _single_point(view, known, cols, safe):
+            if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                return OVER
+            continue
+        for i in range(n):
+            flagged[i] = FLAG if known[i] else view[i]
+        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True)
+        if status == REDUCED:
+            # Past the header and the groups fixed at neither none nor all of their cells:
+            # the safe cells, then the mines.
+            p = 4
+            for _ in range(out[3]):
+                p += 3 + out[p + 2]
+            safe[:] = 0
+            for q in range(p + 1, p + 1 + out[p]):
+                safe[out[q]] = 1
+            p += 1 + out[p]
+            for q in range(p + 1, p + 1 + out[p]):
+                known[out[q]] = 1
+            if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                return OVER
+            continue
+        if status != DONE:
+            return status
+        found = 0
+        for i in range(n):
+            safe[i] = 0
+            if flagged[i] == COVERED:
+                if odds[i] == 0:
+                    safe[i] = 1
+                    found += 1
+                elif odds[i] == odds[n + i]:
+                    known[i] = 1
+        if found:
+            if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                return OVER
+            continue
+        if stop_at_guess:
+            return GUESS
+        st[GUESSES] += 1
+        if click(view, numbers, cols, _lowest(flagged, odds, nbrs), st, clicks, stack):
+            return OVER

@@ -1,0 +1,155 @@
+"""Whole games on the compiled engine (numba, :mod:`mscsp._engine`): the same games as the
+pure players, move for move, at a fraction of the time.
+
+The players built on exact inference spend most of a game's time on turns that need no
+decision: single-point rules, propagation, a count that proves cells safe. The engine plays
+those turns, and ``csp-minprob``'s guesses, in compiled code on the game's own view, and
+hands a turn back to Python only where its kernel does (numbers beyond 64 bits, components
+too large) or where the player decides the guesses itself (``best``): then
+:meth:`CompiledGame.solution` is the very :class:`~mscsp.probabilities.Solution` the
+player's session would give, and :meth:`CompiledGame.click` plays its answer.
+
+Used only for boards of at most :data:`MAX_CELLS` cells counted by the default backend,
+once :func:`mscsp.compiled.ready` says the kernel is loaded.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+import numpy as np
+
+from . import compiled
+from .board import Board, neighbour_counts
+from .game import Game, GameState
+from .probabilities import Solution
+from .solver import solve
+
+#: Largest board the engine plays (the kernel's own limit on the pure path's hand-over).
+MAX_CELLS = 4096
+
+
+@cache
+def _engine():
+    from . import _engine as module
+
+    return module
+
+
+def usable(game: Game) -> bool:
+    """Whether ``game`` can be played on the engine now (counts towards the kernel's
+    warm-up, as a solve does)."""
+    return game.rows * game.cols <= MAX_CELLS and game.mine is not None and compiled.ready()
+
+
+@lru_cache(maxsize=16)
+def _neighbours(rows: int, cols: int) -> np.ndarray:
+    return neighbour_counts(rows, cols).reshape(-1).astype(np.int64)
+
+
+class CompiledGame:
+    """A game in progress on the engine; its outcome is written back with :meth:`finish`.
+
+    Args:
+        game: A game whose first click is made (its mines are placed).
+    """
+
+    def __init__(self, game: Game):
+        engine = _engine()
+        self.game = game
+        rows, cols = game.rows, game.cols
+        n = rows * cols
+        self.view = game.view.reshape(-1)  # the game's own view, written in place
+        self.numbers = game._numbers.reshape(-1)
+        self.known = np.zeros(n, dtype=np.uint8)
+        self.state = np.zeros(engine.FIELDS, dtype=np.int64)
+        self.state[engine.REVEALED] = game.revealed
+        self.state[engine.SAFE_CELLS] = game.safe_cells
+        self.clicks = np.empty(n, dtype=np.int64)
+        self.scratch = (
+            *compiled.scratch(rows, cols),
+            np.empty(n, dtype=np.int8),  # the board with the known mines flagged
+            np.zeros(n, dtype=np.uint8),  # cells to click
+            np.empty(n, dtype=np.int64),  # the flood fill's stack
+        )
+        self.status = engine.OVER
+
+    def run(self, stop_at_guess: bool = False) -> bool:
+        """Plays on until the game ends (``False``) or Python must decide this turn
+        (``True``: see :meth:`solution`)."""
+        engine = _engine()
+        if self.over:
+            return False
+        self.status = engine.play(
+            self.view,
+            self.numbers,
+            self.game.cols,
+            self.game.mines,
+            self.known,
+            self.state,
+            self.clicks,
+            _neighbours(self.game.rows, self.game.cols),
+            stop_at_guess,
+            self.scratch,
+        )
+        return self.status != engine.OVER
+
+    @property
+    def over(self) -> bool:
+        return int(self.state[_engine().STATE]) != _engine().PLAYING
+
+    def board(self) -> Board:
+        """The position now, known mines flagged (a copy)."""
+        flagged = np.where(self.known.astype(bool), np.int8(-2), self.view)
+        return Board(flagged.reshape(self.game.rows, self.game.cols), self.game.mines)
+
+    def solution(self) -> Solution:
+        """The exact solution of :meth:`board` (the kernel's answer where it has one)."""
+        board = self.board()
+        out, probs, free = self.scratch[:3]
+        found = compiled.decode(board, int(self.status), out, probs.copy(), free.copy())
+        return found if found is not None else solve(board)
+
+    def remember(self, cells: list[tuple[int, int]]) -> None:
+        """Cells proven mines."""
+        for r, c in cells:
+            self.known[r * self.game.cols + c] = 1
+
+    def click(self, cells: list[tuple[int, int]], guess: bool) -> None:
+        """Clicks ``cells`` one by one as the harness does, until the game ends."""
+        engine = _engine()
+        self.state[engine.GUESSES] += guess
+        _, _, _, _, _, _, stack = self.scratch
+        cols = self.game.cols
+        for r, c in cells:
+            if engine.click(
+                self.view, self.numbers, cols, r * cols + c, self.state, self.clicks, stack
+            ):
+                return
+
+    def finish(self) -> tuple[int, int]:
+        """Writes the outcome into the game; the clicks counted and the guesses."""
+        engine = _engine()
+        game, st = self.game, self.state
+        cols = game.cols
+        game.moves += [("reveal", *divmod(int(i), cols)) for i in self.clicks[: st[engine.CLICKS]]]
+        game.revealed = int(st[engine.REVEALED])
+        if st[engine.STATE] == engine.WON:
+            game.state = GameState.WON
+        elif st[engine.STATE] == engine.LOST:
+            game.state = GameState.LOST
+            game.exploded = divmod(int(st[engine.EXPLODED]), cols)
+        return int(st[engine.MOVES]), int(st[engine.GUESSES])
+
+
+def play_minprob(game: Game) -> tuple[int, int]:
+    """Plays ``game`` to the end as ``csp-minprob`` does; the clicks and guesses made."""
+    played = CompiledGame(game)
+    while played.run():
+        solution = played.solution()
+        played.remember(solution.mines)
+        if solution.safe:
+            played.click(solution.safe, guess=False)
+        else:
+            played.click([solution.best_move], guess=True)
+    return played.finish()

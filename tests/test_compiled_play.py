@@ -1,0 +1,133 @@
+"""The compiled game engine (``mscsp.compiled_play``) plays the pure players' games move for
+move, and its kernel's exact odds are the solution's."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from mscsp import compiled, compiled_play
+from mscsp.board import COVERED
+from mscsp.game import PRESETS, Game
+from mscsp.harness import RunConfig, play_game
+from mscsp.players import get_player
+from mscsp.solver import solve
+
+pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled engine needs numba")
+
+
+def _record(strategy: str, preset: str, games: int, seed: int, on_engine: bool) -> list:
+    """Every game's clicks (as the game records them) and result."""
+    played = []
+    game_class = Game
+
+    class Recorded(game_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            played.append(self)
+
+    config = RunConfig(strategy, *PRESETS[preset], seed=seed)
+    player = get_player(strategy)
+    saved = compiled.enabled
+    compiled.enabled = on_engine
+    if on_engine:
+        compiled.load()
+    try:
+        import mscsp.harness as harness
+
+        harness.Game, original = Recorded, harness.Game
+        try:
+            results = [play_game(player, config, i) for i in range(games)]
+        finally:
+            harness.Game = original
+    finally:
+        compiled.enabled = saved
+    return [
+        (g.moves, g.state, g.revealed, g.exploded, r.won, r.moves, r.guesses, r.cleared)
+        for g, r in zip(played, results, strict=True)
+    ]
+
+
+def _fractions(solution) -> dict:
+    """Every covered cell's exact odds."""
+    found = {}
+    for odd in solution.odds:
+        cells = odd.cells
+        if isinstance(cells, np.ndarray):
+            cells = [(int(r), int(c)) for r, c in np.argwhere(cells)]
+        for cell in cells:
+            found[cell] = Fraction(odd.num, odd.den)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("preset", "games"), [("beginner", 120), ("intermediate", 40), ("expert", 25)]
+)
+def test_minprob_plays_the_same_games_on_the_engine(preset, games):
+    engine = _record("csp-minprob", preset, games, 11, on_engine=True)
+    pure = _record("csp-minprob", preset, games, 11, on_engine=False)
+    assert engine == pure
+    assert {won for *_, won, _, _, _ in engine} == {True, False}  # both outcomes met
+
+
+def test_engine_is_used_only_where_it_can_be(monkeypatch):
+    compiled.load()
+    game = Game(9, 9, 10, seed=1)
+    assert not compiled_play.usable(game)  # no mines placed yet
+    game.reveal(0, 0)
+    assert compiled_play.usable(game)
+    monkeypatch.setattr(compiled, "enabled", False)
+    assert not compiled_play.usable(game)
+    monkeypatch.setattr(compiled, "enabled", True)
+    big = Game(70, 70, 500, seed=1)
+    big.reveal(0, 0)
+    assert not compiled_play.usable(big)  # beyond the kernel's boards
+
+
+def test_stepped_game_gives_the_sessions_solutions():
+    """Stopping at every guess, the engine hands over the solution the pure solver gives
+    for the board with the known mines flagged, and its exact odds are that solution's."""
+    compiled.load()
+    done = 0
+    for seed in range(6):
+        game = Game(16, 30, 99, seed=seed)
+        game.reveal(0, 0)
+        played = compiled_play.CompiledGame(game)
+        stops = 0
+        while played.run(stop_at_guess=True):
+            board = played.board()
+            solution = played.solution()
+            compiled.enabled = False
+            try:
+                expected = solve(board)
+            finally:
+                compiled.enabled = True
+            exact = _fractions(expected)
+            assert _fractions(solution) == exact
+            assert solution.weight == expected.weight
+            stopped = played.status == compiled_play._engine().GUESS
+            if stopped:  # counted in 64 bits: no safe cell left, the kernel's exact odds
+                assert not solution.safe
+                odds = played.scratch[3]
+                n = game.rows * game.cols
+                for (r, c), fraction in exact.items():
+                    i = r * game.cols + c
+                    assert Fraction(int(odds[i]), int(odds[n + i])) == fraction
+                done += 1
+            played.remember(solution.mines)
+            if solution.safe:
+                played.click(solution.safe, guess=False)
+            else:
+                played.click([solution.best_move], guess=True)
+                stops += 1
+        moves, guesses = played.finish()
+        assert guesses == stops
+        assert game.over
+        # The game's record replays to the same end.
+        assert game.revealed == int((game.view != COVERED).sum())
+        replayed = Game.replay(game.to_dict())
+        assert (replayed.view == game.view).all()
+        assert replayed.state == game.state
+    assert done  # the kernel answered some guesses itself
