@@ -110,6 +110,10 @@ class CompiledGame:
         found = compiled.decode(board, int(self.status), out, probs.copy(), free.copy())
         return found if found is not None else solve(board)
 
+    def known_cells(self) -> list[tuple[int, int]]:
+        """The cells proven mines so far."""
+        return [divmod(int(i), self.game.cols) for i in np.flatnonzero(self.known)]
+
     def remember(self, cells: list[tuple[int, int]]) -> None:
         """Cells proven mines."""
         for r, c in cells:
@@ -140,16 +144,3 @@ class CompiledGame:
             game.state = GameState.LOST
             game.exploded = divmod(int(st[engine.EXPLODED]), cols)
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
-
-
-def play_minprob(game: Game) -> tuple[int, int]:
-    """Plays ``game`` to the end as ``csp-minprob`` does; the clicks and guesses made."""
-    played = CompiledGame(game)
-    while played.run():
-        solution = played.solution()
-        played.remember(solution.mines)
-        if solution.safe:
-            played.click(solution.safe, guess=False)
-        else:
-            played.click([solution.best_move], guess=True)
-    return played.finish()

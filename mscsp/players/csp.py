@@ -15,6 +15,7 @@ safe cells are revealed before the next solve.
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import ClassVar
 
 import numpy as np
 
@@ -32,7 +33,13 @@ class CspPlayer(Player):
 
     Args:
         backend: Counting backend name (see :mod:`mscsp.backends`).
+
+    Attributes:
+        engine_guesses: Whether the guess is ``solution.best_move``, which the compiled
+            engine then makes itself.
     """
+
+    engine_guesses: ClassVar[bool] = False
 
     def __init__(self, backend: str = "dss"):
         # The session solves each turn's position from the clusters that changed; its
@@ -72,6 +79,27 @@ class CspPlayer(Player):
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         """The cell to try when no covered cell is certainly safe."""
 
+    def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
+        """Plays ``game`` as :meth:`next_moves` would, on the compiled engine where it can
+        (:mod:`mscsp.compiled_play`): the engine plays every turn that needs no guess, and
+        hands the guesses to :meth:`guess` (unless :attr:`engine_guesses`)."""
+        if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
+            return super().play(game, rng)
+        played = compiled_play.CompiledGame(game)
+        while played.run(stop_at_guess=not self.engine_guesses):
+            solution = played.solution()
+            played.remember(solution.mines)
+            if solution.safe:
+                played.click(solution.safe, guess=False)
+            elif self.engine_guesses:
+                played.click([solution.best_move], guess=True)
+            else:
+                board = game.board()
+                self.memory.sync(board)  # the memory of proven mines, as infer leaves it
+                self.memory.add(played.known_cells())
+                played.click([self.guess(board, solution, rng)], guess=True)
+        return played.finish()
+
 
 class CspRandomPlayer(CspPlayer):
     """Full inference, then a uniformly random covered cell not proven to be a mine."""
@@ -90,15 +118,11 @@ class CspMinProbPlayer(CspPlayer):
     """
 
     name = "csp-minprob"
+    engine_guesses = True
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         return solution.best_move
 
-    def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
-        # The compiled engine plays the same game, where it can.
-        if self.backend.inner.name == DEFAULT_BACKEND and compiled_play.usable(game):
-            return compiled_play.play_minprob(game)
-        return super().play(game, rng)
 
 
 def edge_distance(rows: int, cols: int) -> np.ndarray:
