@@ -1,4 +1,4 @@
-"""The compiled small-board path of :func:`mscsp.solve` (numba, extra ``fast``).
+"""The compiled small-board path of :func:`mscsp.solve` (numba).
 
 On a beginner board the pure pipeline spends its time in a few hundred small interpreted
 steps, spread over every stage. Here one compiled kernel does what the pipeline does, stage
@@ -12,16 +12,22 @@ number it computes provably fits (it bounds them first), and hands the position 
 pure path (which uses Python integers) otherwise, as it does for an inconsistent board (so
 that the error raised is the pure path's own) and for components too large to enumerate.
 
-numba is imported, and the kernel compiled or loaded from its on-disk cache, once a process
-has made ``WARMUP`` small solves (or at :func:`load`), never at ``import mscsp``.
+numba is imported, and the kernel loaded from its on-disk cache, once a process has made
+``WARMUP`` small solves (or at :func:`load`), never at ``import mscsp``; where the cache does
+not hold it yet, it is compiled in the background (see :func:`ready`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
+import sys
+import time
 from functools import cache, lru_cache
 from math import comb
 from operator import itemgetter
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +42,7 @@ from .probabilities import CellOdds, Solution, weigh_components
 PURE_ENV = "MSCSP_PURE"
 #: Whether :func:`mscsp.solve` may take this path (tests switch it off to compare).
 enabled = os.environ.get(PURE_ENV, "0") == "0"
+_HERE = Path(__file__).parent
 
 
 @cache
@@ -61,17 +68,26 @@ def available() -> bool:
 
 
 #: Small solves a process makes on the pure path before it loads the kernel. Loading it
-#: (importing numba and reading its on-disk cache) costs about 0.4 s, and compiling it on a
-#: machine's first use about 20 s: a one-off solve (``mscsp probs``) should not pay that,
-#: while a process that solves many positions repays it after a few thousand.
+#: (importing numba and reading its on-disk cache) costs about 0.4 s: a one-off solve
+#: (``mscsp probs``) should not pay that, while a process that solves many positions repays
+#: it after a few thousand.
 WARMUP = 100
 _warm = 0  # small solves made so far, up to WARMUP
+#: Seconds between two looks at whether a compile in the background has finished.
+POLL_SECONDS = 0.5
+_loaded = False  # the kernel is compiled (in numba's cache) and may be called
+_next_look = 0.0
+_compiling: subprocess.Popen | None = None
 
 
 def ready() -> bool:
     """Whether this small solve goes through the kernel (the first ``WARMUP`` do not).
 
-    Counts the solve towards the warm-up; :func:`load` skips what is left of it.
+    Counts the solve towards the warm-up; :func:`load` skips what is left of it. After the
+    warm-up, the kernel is used once numba's on-disk cache holds it. The first time on a
+    machine it does not: compiling takes about 20 s, so a process of the same Python starts
+    it in the background and this one stays on the pure path (the same answers) until the
+    compile is done, never making a user wait for it.
     """
     global _warm
     if not enabled:
@@ -79,17 +95,88 @@ def ready() -> bool:
     if _warm < WARMUP:
         _warm += 1
         return False
-    return _kernel() is not None
+    return _kernel_ready()
+
+
+def _kernel_ready() -> bool:
+    global _loaded, _next_look, _compiling
+    if _loaded:
+        return True
+    if _kernel() is None:
+        return False
+    now = time.monotonic()
+    if now < _next_look:
+        return False
+    _next_look = now + POLL_SECONDS
+    if _compiling is not None:
+        _compiling.poll()  # (reaps it once it has finished)
+    if stamp().exists():
+        _loaded = True
+    elif _compiling is None:
+        _compiling = _compile_in_background()
+    return _loaded
+
+
+@cache
+def stamp() -> Path:
+    """The file that says numba's cache holds this kernel: its name keys the kernel's
+    sources, numba's and Python's versions and numba's cache setting."""
+    key = hashlib.sha256()
+    for name in ("_kernel.py", "_engine.py", "_kernel_status.py", "board.py"):
+        key.update((_HERE / name).read_bytes())
+    import numba
+
+    key.update(f"{numba.__version__} {sys.version} {os.environ.get('NUMBA_CACHE_DIR')}".encode())
+    folder = _HERE / "__pycache__"
+    if not os.access(folder if folder.exists() else _HERE, os.W_OK):
+        folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mscsp"
+    return folder / f"kernel-{key.hexdigest()[:16]}.ready"
+
+
+def _compile_command() -> tuple[list[str], dict[str, str]]:
+    """``python -m mscsp.compiled_play``, which compiles everything (its ``warm``), and
+    the environment that makes it import this very package."""
+    path = os.pathsep.join(filter(None, [str(_HERE.parent), os.environ.get("PYTHONPATH")]))
+    return [sys.executable, "-m", "mscsp.compiled_play"], {**os.environ, "PYTHONPATH": path}
+
+
+def _compile_in_background() -> subprocess.Popen | None:
+    """Starts the compile unless another process already runs one (a lock younger than ten
+    minutes); ``None`` where it does not."""
+    lock = stamp().with_suffix(".lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        if lock.exists() and time.time() - lock.stat().st_mtime < 600:
+            return None
+        lock.touch()
+        command, env = _compile_command()
+        return subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # (a Ctrl-C of this process does not stop it)
+        )
+    except OSError:
+        return None
 
 
 def load() -> bool:
-    """Loads the kernel now and ends the warm-up (for benchmarks and long runs).
+    """Loads the kernel now, waiting for its compile if it must, and ends the warm-up (for
+    benchmarks, tests and long runs).
 
     Returns:
         Whether the compiled path can run here.
     """
-    global _warm
+    global _warm, _loaded
     _warm = WARMUP
+    if available() and not _loaded:
+        if not stamp().exists():
+            command, env = _compile_command()
+            subprocess.run(command, env=env, check=False, capture_output=True)
+        # (Should that compile have failed, the first call compiles here.)
+        _loaded = True
     return available()
 
 

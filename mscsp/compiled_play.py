@@ -20,7 +20,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from . import compiled
-from .board import Board, neighbour_counts
+from .board import COVERED, Board, neighbour_counts
 from .game import Game, GameState
 from .probabilities import Solution
 from .solver import solve
@@ -144,3 +144,24 @@ class CompiledGame:
             game.state = GameState.LOST
             game.exploded = divmod(int(st[engine.EXPLODED]), cols)
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
+
+
+def warm() -> None:
+    """Compiles the kernel and the engine (or loads them from numba's cache) by playing a
+    small game and solving a board, then writes :func:`mscsp.compiled.stamp`."""
+    game = Game(9, 9, 10, seed=0)
+    game.reveal(0, 0)
+    played = CompiledGame(game)
+    while played.run(stop_at_guess=True):
+        solution = played.solution()
+        played.remember(solution.mines)
+        played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    compiled.solve_small(Board(np.full((9, 9), COVERED, dtype=np.int8), 10))
+    path = compiled.stamp()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    path.with_suffix(".lock").unlink(missing_ok=True)
+
+
+if __name__ == "__main__":  # the compile that mscsp.compiled starts (see its ready)
+    warm()

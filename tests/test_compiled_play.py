@@ -3,10 +3,13 @@ move, and its kernel's exact odds are the solution's."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import repo_env
 
 from mscsp import compiled, compiled_play
 from mscsp.board import COVERED
@@ -131,3 +134,33 @@ def test_stepped_game_gives_the_sessions_solutions():
         assert (replayed.view == game.view).all()
         assert replayed.state == game.state
     assert done  # the kernel answered some guesses itself
+
+
+def test_a_cold_cache_is_compiled_in_the_background(tmp_path):
+    """Where numba's cache lacks the kernel, a process past the warm-up starts the compile
+    in the background and goes on answering on the pure path; once it is done, the next
+    process uses the kernel at once."""
+    env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    code = (
+        "import numpy, mscsp; from mscsp import compiled; "
+        "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
+        "[mscsp.solve(b) for _ in range(compiled.WARMUP + 1)]; "
+        "s = mscsp.solve(b); "
+        "print(compiled._loaded, s.exact[(0, 0)], compiled.stamp().with_suffix('.lock').exists()); "
+        "compiled._compiling.wait(timeout=600); print(compiled.stamp().exists())"
+    )
+    first = _run(code, env).split("\n")
+    assert first == ["False 10/81 True", "True"]
+    again = (
+        "import numpy, mscsp; from mscsp import compiled; "
+        "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
+        "[mscsp.solve(b) for _ in range(compiled.WARMUP)]; "
+        "print(compiled.ready(), compiled.stamp().with_suffix('.lock').exists())"
+    )
+    assert _run(again, env) == "True False"
+
+
+def _run(code: str, env: dict[str, str]) -> str:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.strip()

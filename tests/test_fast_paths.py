@@ -302,7 +302,8 @@ def test_loose_components_leave_the_enumeration_for_the_merged_search():
 
 
 needs_numba = pytest.mark.skipif(
-    compiled.numba_missing(), reason="the compiled path needs numba (pip install 'mscsp[fast]')"
+    compiled.numba_missing(),
+    reason="the compiled path needs numba (a dependency; here it cannot be imported)",
 )
 
 

@@ -124,7 +124,6 @@ class CspMinProbPlayer(CspPlayer):
         return solution.best_move
 
 
-
 def edge_distance(rows: int, cols: int) -> np.ndarray:
     """Manhattan distance of every cell to the nearest board edge (0 on the border)."""
     r = np.arange(rows)[:, None]
