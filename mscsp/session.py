@@ -24,13 +24,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import COVERED, FLAG, Board, neighbour_sum
 from .constraints import Cell, Component, ComponentCount, System, frontier_groups
 from .errors import InconsistentBoardError, InvalidInputError
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
-from .solver import CountCache
+from .solver import CountCache, kernel_solves
 
 #: The 8 neighbour directions, row-major.
 _OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
@@ -352,8 +353,8 @@ class GameSession(MineMemory):
         """Exact probabilities should ``cell`` of ``board`` show ``value``.
 
         Equal to ``mscsp.solve`` of ``board``, remembered mines flagged, with ``cell`` set
-        to ``value``; the session is left at ``board``. Only the clusters around ``cell``
-        are solved again.
+        to ``value``; the session is left at ``board``. The compiled kernel solves small
+        boards whole; elsewhere only the clusters around ``cell`` are solved again.
 
         Raises:
             InconsistentBoardError: No mine layout shows ``value`` there (or ``cell`` is a
@@ -367,6 +368,16 @@ class GameSession(MineMemory):
             raise ValueError(f"{cell} is not covered")
         if self._mine[i]:
             raise InconsistentBoardError("a proven mine cannot show a number", cell)
+        cells = self._flagged_cells()
+        cells[cell] = value
+        after = Board(cells, self._total)
+        # The compiled kernel solves the whole board faster than the clusters around the
+        # cell are solved again here; the same odds (only the cells of a group fixed safe
+        # or mined may come in another order). It hands back what it cannot answer.
+        if kernel_solves(self.counter.inner, after):
+            solution = compiled.solve_small(after)
+            if solution is not None:
+                return solution
         split, cluster_of = self._clusters()[1:]
         near = self._around[i]
         touched = {cluster_of[k] for k in (i, *near) if k in cluster_of}
@@ -391,11 +402,9 @@ class GameSession(MineMemory):
         numbers.sort()
         clusters = [self._result(part) for part in _connected(numbers)]
         clusters += [self._result(split[k]) for k in range(len(split)) if k not in touched]
-        cells = self._flagged_cells()
-        cells[cell] = value
         free = self._free_mask()
         free[max(cell[0] - 1, 0) : cell[0] + 2, max(cell[1] - 1, 0) : cell[1] + 2] = False
-        return self._combine(Board(cells, self._total), self._reduced(clusters), free)
+        return self._combine(after, self._reduced(clusters), free)
 
     def _clusters(self) -> tuple[int, list[tuple[Number, ...]], dict[int, int]]:
         """The live numbers split into clusters, and the cluster of each unknown cell

@@ -32,6 +32,18 @@ from .probabilities import Solution, combine
 from .reduce import reduce_system
 
 
+def kernel_solves(counter: Backend, board: Board) -> bool:
+    """Whether :func:`solve` with ``counter`` tries the compiled kernel on ``board``: the
+    default counter without a time limit, a small board, the kernel loaded (this counts
+    towards its warm-up, see :func:`mscsp.compiled.ready`)."""
+    return (
+        type(counter) is DssBackend
+        and counter.time_limit is None
+        and board.cells.size <= SMALL_BOARD
+        and compiled.ready()
+    )
+
+
 def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> Solution:
     """Computes the exact probability that each covered cell holds a mine.
 
@@ -54,18 +66,13 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
             needs more memory than there is.
     """
     counter = get_backend(backend, **options)
-    # Small boards for the default counter go through one compiled kernel when numba is
-    # installed (extra ``fast``): there the stages below cost a few hundred interpreted
+    # Small boards for the default counter go through one compiled kernel (numba): there
+    # the stages below cost a few hundred interpreted
     # steps, which no rewrite in Python removed. It gives the same Solution, and hands
     # back (None) every board it cannot answer exactly, which the stages below then do.
     # With a time limit the stages below answer, as they check it as they go. The kernel is
     # loaded only after a warm-up of small solves (see mscsp.compiled.WARMUP).
-    if (
-        type(counter) is DssBackend
-        and counter.time_limit is None
-        and board.cells.size <= SMALL_BOARD
-        and compiled.ready()
-    ):
+    if kernel_solves(counter, board):
         solution = compiled.solve_small(board)
         if solution is not None:
             return solution

@@ -164,3 +164,50 @@ def _run(code: str, env: dict[str, str]) -> str:
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout.strip()
+
+
+def test_what_if_on_the_kernel_gives_the_clusters_answer(monkeypatch):
+    """``GameSession.what_if`` solves small boards whole on the kernel: the same odds and
+    weight as its own cluster-by-cluster answer, the same errors."""
+    from mscsp.errors import InconsistentBoardError
+    from mscsp.session import GameSession
+
+    compiled.load()
+    compared = 0
+    for seed in range(3):
+        game = Game(16, 30, 99, seed=seed)
+        game.reveal(0, 0)
+        session = GameSession()
+        rng = np.random.default_rng(seed)
+        while not game.over:
+            board = game.board()
+            safe = session.single_point(board)
+            if safe:
+                for cell in safe:
+                    game.reveal(*cell)
+                continue
+            solution = session.solve(board)
+            frontier = [
+                c
+                for odd in solution.odds
+                if not isinstance(odd.cells, np.ndarray)
+                for c in odd.cells
+                if odd.num < odd.den
+            ]
+            for cell in frontier[:: max(1, len(frontier) // 4)]:
+                for value in range(9):
+                    answers = []
+                    for on_kernel in (True, False):
+                        monkeypatch.setattr(compiled, "enabled", on_kernel)
+                        try:
+                            after = session.what_if(board, cell, value)
+                            answers.append((_fractions(after), after.weight))
+                        except InconsistentBoardError:
+                            answers.append("inconsistent")
+                    monkeypatch.setattr(compiled, "enabled", True)
+                    assert answers[0] == answers[1]
+                    compared += answers[0] != "inconsistent"
+            cells = solution.safe or [solution.best_move]
+            for cell in cells if solution.safe else [cells[int(rng.integers(len(cells)))]]:
+                game.reveal(*cell)
+    assert compared > 100
