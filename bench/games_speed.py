@@ -8,9 +8,11 @@ in every round, so wins must agree when both checkouts play alike.
     PYTHONPATH=. python bench/games_speed.py --strategies csp-minprob best --preset expert \\
         --games 100 --rounds 3 --against /work/main
 
-With ``--check``, nothing is timed: each checkout plays the games once more (untimed) while
-every move list its player returns is recorded, and the games must be identical move for
-move (exit status 1 otherwise): a faster engine must not play differently.
+With ``--check``, nothing is timed: each checkout plays the games once more (untimed),
+recording every cell each game uncovers, in order, and the clicks and guesses counted; the
+games must be identical move for move (exit status 1 otherwise): a faster engine must not
+play differently. (The compiled engine plays without returning move lists, so the game's
+own record is what is compared.)
 """
 
 from __future__ import annotations
@@ -45,28 +47,29 @@ def one_round(strategy: str, preset: str, games: int, seed: int) -> dict:
 
 
 def recorded_games(strategy: str, preset: str, games: int, seed: int) -> list[str]:
-    """Plays ``games`` games; per game, a digest of every move list the player returned
-    and of the result."""
+    """Plays ``games`` games; per game, a digest of every cell it uncovered, in order (the
+    game's own record), and of the result (clicks counted, guesses, outcome)."""
+    from mscsp import compiled, harness
     from mscsp.game import PRESETS
     from mscsp.harness import RunConfig, play_game
     from mscsp.players import get_player
 
+    played = []
+
+    class Recorded(harness.Game):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            played.append(self)
+
+    harness.Game = Recorded  # (this process only plays these games)
+    compiled.load()  # every game on the compiled road where the checkout has one
     config = RunConfig(strategy, *PRESETS[preset], seed=seed)
     player = get_player(strategy)
-    decide = player.next_moves
-    turns: list = []
-
-    def next_moves(board, rng):
-        cells = decide(board, rng)
-        turns.append([(int(r), int(c)) for r, c in cells])
-        return cells
-
-    player.next_moves = next_moves
     digests = []
     for index in range(games):
-        turns.clear()
         result = play_game(player, config, index)
-        text = json.dumps([turns, result.won, result.moves, result.guesses])
+        moves = [[int(r), int(c)] for _, r, c in played[-1].moves]
+        text = json.dumps([moves, result.won, result.moves, result.guesses])
         digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
     return digests
 

@@ -37,6 +37,19 @@ from mscsp.players import get_player
 PHASES = ("set-up", "first click", "engine set-up", "engine", "Python turns", "result")
 
 
+def _timed(spent: dict[str, float], phase: str, method):
+    """``method``, adding the time of each call to ``spent[phase]``."""
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            spent[phase] += time.perf_counter() - start
+
+    return timed
+
+
 def profile(strategy: str, preset: str, games: int, seed: int) -> dict[str, float]:
     """Seconds per phase over ``games`` games, and the same games through ``play_game``."""
     compiled.load()
@@ -45,52 +58,42 @@ def profile(strategy: str, preset: str, games: int, seed: int) -> dict[str, floa
     for index in range(games, games + 5):  # warm-up: lazy imports and first calls
         play_game(player, config, index)
     spent = dict.fromkeys(PHASES, 0.0)
+    # The engine's own phases are timed inside the player's game; the rest of it is the
+    # Python turns.
+    saved = {name: getattr(CompiledGame, name) for name in ("__init__", "run", "finish")}
+    for name, phase in (("__init__", "engine set-up"), ("run", "engine"), ("finish", "result")):
+        setattr(CompiledGame, name, _timed(spent, phase, saved[name]))
     clock = time.perf_counter
     wins = 0
-    for index in range(games):
-        t0 = clock()
-        layout_seed, player_seed, move_seed = game_seeds(seed, index)
-        rng = np.random.default_rng(player_seed)
-        game = Game(*PRESETS[preset], seed=layout_seed, first_click=config.first_click)
-        player.new_game()
-        t1 = clock()
-        game.reveal(
-            *first_move(config.first_move, game.rows, game.cols, np.random.default_rng(move_seed))
-        )
-        t2 = clock()
-        played = CompiledGame(game)
-        t3 = clock()
-        engine = turns = 0.0
-        while True:
-            a = clock()
-            more = played.run(stop_at_guess=not player.engine_guesses)
-            b = clock()
-            engine += b - a
-            if not more:
-                break
-            solution = played.solution()
-            played.remember(solution.mines)
-            if solution.safe:
-                played.click(solution.safe, guess=False)
-            elif player.engine_guesses:
-                played.click([solution.best_move], guess=True)
-            else:
-                board = game.board()
-                player.memory.sync(board)
-                player.memory.add(played.known_cells())
-                played.click([player.guess(board, solution, rng)], guess=True)
-            turns += clock() - b
-        t4 = clock()
-        moves, guesses = played.finish()
-        result = GameResult(
-            index, game.state == "won", game.revealed / game.safe_cells, moves + 1, guesses, 0.0
-        )
-        t5 = clock()
-        wins += result.won
-        for phase, seconds in zip(
-            PHASES, (t1 - t0, t2 - t1, t3 - t2, engine, turns, t5 - t4), strict=True
-        ):
-            spent[phase] += seconds
+    try:
+        for index in range(games):
+            t0 = clock()
+            layout_seed, player_seed, move_seed = game_seeds(seed, index)
+            rng = np.random.default_rng(player_seed)
+            game = Game(*PRESETS[preset], seed=layout_seed, first_click=config.first_click)
+            player.new_game()
+            t1 = clock()
+            first = first_move(
+                config.first_move, game.rows, game.cols, np.random.default_rng(move_seed)
+            )
+            game.reveal(*first)
+            t2 = clock()
+            inside = sum(spent[p] for p in ("engine set-up", "engine", "result"))
+            moves, guesses = player.play(game, rng)
+            t3 = clock()
+            result = GameResult(
+                index, game.state == "won", game.revealed / game.safe_cells, moves + 1, guesses, 0
+            )
+            t4 = clock()
+            wins += result.won
+            inside = sum(spent[p] for p in ("engine set-up", "engine", "result")) - inside
+            spent["set-up"] += t1 - t0
+            spent["first click"] += t2 - t1
+            spent["Python turns"] += t3 - t2 - inside
+            spent["result"] += t4 - t3
+    finally:
+        for name, method in saved.items():
+            setattr(CompiledGame, name, method)
     start = clock()
     harness_wins = sum(play_game(player, config, i).won for i in range(games))
     whole = clock() - start
