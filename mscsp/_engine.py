@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ._kernel import solve_flat
-from ._kernel_status import DONE, REDUCED
+from ._kernel_status import APPROX, DONE, REDUCED
 from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -193,9 +193,24 @@ def _lowest(flagged, odds, nbrs):
 
 
 @njit(cache=True)
-def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, scratch):
+def _lowest_float(flagged, probs, nbrs):
+    """:func:`_lowest` on the floating-point map (``approx``)."""
+    best = -1
+    for i in range(len(flagged)):
+        if flagged[i] != COVERED:
+            continue
+        if best < 0 or probs[i] < probs[best] or (probs[i] == probs[best] and nbrs[i] < nbrs[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, approx, scratch):
     """Plays from the current position until the game ends (:data:`OVER`) or Python must
     decide a turn (the kernel's status, or :data:`GUESS` with ``stop_at_guess``).
+
+    With ``approx``, positions whose exact odds need Python integers are played on the
+    kernel's floating-point odds instead (for rollouts: near csp-minprob, not exactly it).
 
     ``view`` is the game's flat view, written in place; ``numbers`` its numbers (-1 on
     mines); ``known`` the proven mines, kept from turn to turn. On a returned turn, the
@@ -211,7 +226,7 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, scr
             continue
         for i in range(n):
             flagged[i] = FLAG if known[i] else view[i]
-        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True)
+        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True, approx)
         if status == REDUCED:
             # Past the header and the groups fixed at neither none nor all of their cells:
             # the safe cells, then the mines.
@@ -225,6 +240,20 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, scr
             for q in range(p + 1, p + 1 + out[p]):
                 known[out[q]] = 1
             if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                return OVER
+            continue
+        if status == APPROX:
+            flat = probs.reshape(-1)
+            found = 0
+            for i in range(n):
+                safe[i] = flagged[i] == COVERED and flat[i] == 0.0
+                found += safe[i]
+            if found:
+                if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                    return OVER
+                continue
+            st[GUESSES] += 1
+            if click(view, numbers, cols, _lowest_float(flagged, flat, nbrs), st, clicks, stack):
                 return OVER
             continue
         if status != DONE:

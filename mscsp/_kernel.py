@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernel_status import COUNTED, DONE, FALLBACK, REDUCED
+from ._kernel_status import APPROX, COUNTED, DONE, FALLBACK, REDUCED
 from .board import COVERED, FLAG
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
@@ -250,7 +250,7 @@ def _back_up(d, cur, top, residual, plan_n, plan_c):
 
 
 @njit(cache=True)
-def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop):
+def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     """Solves the board ``cells`` (flat ``int8`` codes, row-major) holding ``mines`` mines.
 
     Writes into ``out`` (see :func:`mscsp.compiled.solve_small` for the layout), the
@@ -261,7 +261,8 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop):
     Returns:
         :data:`DONE`, :data:`COUNTED`, :data:`FALLBACK` for the pure path to answer, or,
         when ``stop`` is set and the reduction settles safe cells, :data:`REDUCED` before
-        anything is counted (as a player reveals those first).
+        anything is counted (as a player reveals those first); with ``approx``,
+        :data:`APPROX` (the probability map in floating point) instead of :data:`COUNTED`.
     """
     n = rows * cols
     n_flags = 0
@@ -564,7 +565,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop):
     residual = (rcs, rcg, rct, n_res)
     comps = (n_comp, comp_start, comp_groups, local, comp_of)
     return _finish(
-        out, p, probs, odds, free, cells, remaining - fixed_mines, groups, residual, comps
+        out, p, probs, odds, free, cells, remaining - fixed_mines, groups, residual, comps, approx
     )
 
 
@@ -578,7 +579,7 @@ def _write_cells(out, p, g, cell_start, cell_list):
 
 
 @njit(cache=True)
-def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps):
+def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, approx):
     """Counts the components, combines them and writes the rest of the answer.
 
     ``groups``: each group's size, bounds and cells; ``residual``: the constraints left
@@ -730,6 +731,19 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps):
     bits = _log2_binomial(n_open, widest) + math.log2(n_open + 1.0) + math.log2(left + 1.0)
     if bits > _SAFE_BITS or n_open - n_free > _MAX_CELLS:
         out[2] = left
+        if approx:
+            return _float_odds(
+                flat_probs,
+                cells,
+                free_flat,
+                left,
+                groups,
+                comps,
+                comp_counts,
+                group_counts,
+                first,
+                last,
+            )
         return COUNTED
     lowest = 0
     everything = np.ones(1, dtype=np.int64)
@@ -748,6 +762,19 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps):
         return FALLBACK
     if weight >= _EXACT_FLOAT:  # beyond exact floats: Python makes the probability map
         out[2] = left
+        if approx:
+            return _float_odds(
+                flat_probs,
+                cells,
+                free_flat,
+                left,
+                groups,
+                comps,
+                comp_counts,
+                group_counts,
+                first,
+                last,
+            )
         return COUNTED
     for k in range(n_comp):
         others = np.ones(1, dtype=np.int64)
@@ -786,6 +813,85 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps):
         if lo[g] == hi[g]:
             _paint(flat_probs, odds, g, lo[g], size[g], cell_start, cell_list)
     return DONE
+
+
+@njit(cache=True)
+def _convolve_float(a, b):
+    """``a`` convolved with ``b`` in floating point, scaled to a largest term of 1."""
+    out = np.zeros(len(a) + len(b) - 1)
+    for i in range(len(a)):
+        for j in range(len(b)):
+            out[i + j] += a[i] * b[j]
+    return out / out.max() if out.max() > 0 else out
+
+
+@njit(cache=True)
+def _float_odds(
+    flat_probs, cells, free_flat, left, groups, comps, comp_counts, group_counts, first, last
+):
+    """The probability map of :func:`_finish`'s combination in floating point (binomials
+    by their logarithms, every product scaled), where exact integers would not fit."""
+    size, lo, hi, cell_start, cell_list = groups
+    n_comp, comp_start, comp_groups, local, comp_of = comps
+    n_free = 0
+    for i in range(len(cells)):
+        n_free += free_flat[i]
+    lowest = 0
+    everything = np.ones(1)
+    for k in range(n_comp):
+        lowest += first[k]
+        everything = _convolve_float(everything, comp_counts[k, first[k] : last[k] + 1] * 1.0)
+    logs = np.empty(len(everything))
+    for s in range(len(everything)):
+        m = left - lowest - s
+        if 0 <= m <= n_free:
+            logs[s] = math.lgamma(n_free + 1) - math.lgamma(m + 1) - math.lgamma(n_free - m + 1)
+        else:
+            logs[s] = -np.inf
+    if logs.max() == -np.inf:
+        return FALLBACK
+    free_ways = np.exp(logs - logs.max())
+    weight = 0.0
+    free_num = 0.0
+    for s in range(len(everything)):
+        weight += everything[s] * free_ways[s]
+        free_num += everything[s] * free_ways[s] * (left - lowest - s)
+    if weight <= 0.0:
+        return FALLBACK
+    for k in range(n_comp):
+        others = np.ones(1)
+        for j in range(n_comp):
+            if j != k:
+                others = _convolve_float(others, comp_counts[j, first[j] : last[j] + 1] * 1.0)
+        # (others carries a scale of its own: the component's numerators are divided by the
+        # same combination, made with that scale.)
+        ways = np.zeros(last[k] - first[k] + 1)
+        total = 0.0
+        for x in range(len(ways)):
+            for j in range(len(others)):
+                ways[x] += others[j] * free_ways[x + j]
+            total += comp_counts[k, first[k] + x] * ways[x]
+        for q in range(comp_start[k], comp_start[k + 1]):
+            g = comp_groups[q]
+            num = 0.0
+            for x in range(len(ways)):
+                num += group_counts[g, first[k] + x] * ways[x]
+            for c in range(cell_start[g], cell_start[g + 1]):
+                flat_probs[cell_list[c]] = num / total
+    free_p = free_num / n_free / weight if n_free else 0.0
+    for i in range(len(cells)):
+        v = cells[i]
+        if v == FLAG:
+            flat_probs[i] = 1.0
+        elif v != COVERED:
+            flat_probs[i] = np.nan
+        elif free_flat[i]:
+            flat_probs[i] = free_p
+    for g in range(len(lo)):
+        if lo[g] == hi[g]:
+            for c in range(cell_start[g], cell_start[g + 1]):
+                flat_probs[cell_list[c]] = lo[g] / size[g]
+    return APPROX
 
 
 @njit(cache=True)

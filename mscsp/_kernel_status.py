@@ -12,3 +12,7 @@ FALLBACK = 0
 #: asked to stop there, the reduction settled safe cells (the answer ends with the fixed
 #: groups: nothing is counted).
 REDUCED = 3
+#: asked for estimates (rollouts), floating-point odds where the exact ones would need
+#: Python integers: the probability map only, near-exact, for a player that need not be
+#: exact.
+APPROX = 4

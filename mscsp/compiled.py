@@ -202,7 +202,9 @@ def solve_small(board: Board) -> Solution | None:
     if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
         return None
     out, probs, free, odds = scratch(*cells.shape)
-    status = _kernel()(cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False)
+    status = _kernel()(
+        cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, False
+    )
     return decode(board, status, out, probs, free)
 
 

@@ -74,9 +74,10 @@ class CompiledGame:
         )
         self.status = engine.OVER
 
-    def run(self, stop_at_guess: bool = False) -> bool:
+    def run(self, stop_at_guess: bool = False, approx: bool = False) -> bool:
         """Plays on until the game ends (``False``) or Python must decide this turn
-        (``True``: see :meth:`solution`)."""
+        (``True``: see :meth:`solution`); with ``approx``, positions whose exact odds need
+        Python integers are played on floating-point odds (rollouts)."""
         engine = _engine()
         if self.over:
             return False
@@ -90,6 +91,7 @@ class CompiledGame:
             self.clicks,
             _neighbours(self.game.rows, self.game.cols),
             stop_at_guess,
+            approx,
             self.scratch,
         )
         return self.status != engine.OVER
@@ -146,6 +148,20 @@ class CompiledGame:
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
 
 
+def play_out(game: Game) -> bool:
+    """Plays ``game`` (its mines placed) to the end as ``csp-minprob`` does, on
+    floating-point odds where the exact ones would need Python integers (a rollout's base
+    policy: not move for move ``csp-minprob``, but close and never waiting on Python for
+    it); whether it is won."""
+    played = CompiledGame(game)
+    while played.run(approx=True):
+        solution = played.solution()  # (only where the kernel hands a board back)
+        played.remember(solution.mines)
+        played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    played.finish()
+    return game.state == GameState.WON
+
+
 def warm() -> None:
     """Compiles the kernel and the engine (or loads them from numba's cache) by playing a
     small game and solving a board, then writes :func:`mscsp.compiled.stamp`."""
@@ -156,6 +172,7 @@ def warm() -> None:
         solution = played.solution()
         played.remember(solution.mines)
         played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     compiled.solve_small(Board(np.full((9, 9), COVERED, dtype=np.int8), 10))
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)

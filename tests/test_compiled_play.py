@@ -211,3 +211,44 @@ def test_what_if_on_the_kernel_gives_the_clusters_answer(monkeypatch):
             for cell in cells if solution.safe else [cells[int(rng.integers(len(cells)))]]:
                 game.reveal(*cell)
     assert compared > 100
+
+
+def test_floating_point_odds_are_near_the_exact_ones():
+    """Where the exact odds need Python integers, the kernel's ``approx`` map (rollouts)
+    is within 1e-9 of them, and the rollout policy built on it wins about as often."""
+    from mscsp._kernel_status import APPROX, COUNTED
+
+    compiled.load()
+    kernel = compiled._kernel()
+    compared = 0
+    for seed in range(4):
+        game = Game(16, 30, 99, seed=seed)
+        game.reveal(0, 0)
+        played = compiled_play.CompiledGame(game)
+        while played.run():
+            board = played.board()
+            if played.status == COUNTED:
+                out, probs, free, odds = compiled.scratch(*board.shape)
+                cells = board.cells.reshape(-1)
+                status = kernel(
+                    cells, *board.shape, board.mines, out, probs, free, odds, True, True
+                )
+                assert status == APPROX
+                exact = solve(board).probabilities
+                covered = board.cells == COVERED
+                assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
+                compared += 1
+            solution = played.solution()
+            played.remember(solution.mines)
+            played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    assert compared >= 4
+    wins = {"exact": 0, "approx": 0}
+    config = RunConfig("csp-minprob", *PRESETS["expert"], seed=3)
+    player = get_player("csp-minprob")
+    for index in range(150):
+        wins["exact"] += play_game(player, config, index).won
+        layout_seed = np.random.SeedSequence(3, spawn_key=(index, 0))
+        game = Game(16, 30, 99, seed=layout_seed)
+        game.reveal(0, 0)
+        wins["approx"] += compiled_play.play_out(game)
+    assert abs(wins["exact"] - wins["approx"]) <= 5

@@ -20,6 +20,7 @@ from .csp import CspEdgePlayer, CspMinProbPlayer, CspRandomPlayer
 from .limited import CspLimitedPlayer
 from .probability import ProbabilityPlayer
 from .rules import RulesPlayer
+from .search import SearchPlayer
 from .sps import SpsPlayer
 
 #: Every built-in strategy by name, weakest first.
@@ -33,6 +34,7 @@ PLAYERS: dict[str, type[Player]] = {
         CspEdgePlayer,
         CspLimitedPlayer,
         BestPlayer,
+        SearchPlayer,
     )
 }
 

@@ -246,14 +246,11 @@ class BestPlayer(CspPlayer):
             # A click that leaves a looming 50/50 in the game keeps its risk.
             return math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
 
-        margin = self.margin if self.depth > 1 else 0.0
-        scored, dead = self.lookahead(flagged, solution, cells, keep, margin)
+        scored, dead = self.lookahead(flagged, solution, cells, keep, self.probe_margin())
         if not scored:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.
             return dead[0].cell, "looming" if looming else "dead"
-        best = scored[0][1]
-        if self.depth > 1:
-            best = self.look_deeper(flagged, solution, scored, keep)
+        best = self.choose(flagged, solution, scored, keep)
         # Domination: a cell that is safe whenever the chosen one is, and safer now, goes
         # first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
         safer = [c for c in best.implied if safety[c] > best.safety + _EPS]
@@ -263,6 +260,23 @@ class BestPlayer(CspPlayer):
         if nxt is not None and safety[nxt] > best.safety + _EPS:
             return nxt, "looming" if looming else "dominated"
         return best.cell, "looming" if looming else "lookahead"
+
+    def probe_margin(self) -> float:
+        """How far below the best look-ahead score probes are still evaluated fully."""
+        return self.margin if self.depth > 1 else 0.0
+
+    def choose(
+        self,
+        board: Board,
+        solution: Solution,
+        scored: list[tuple[float, Probe]],
+        keep: Callable[[Cell], float],
+    ) -> Probe:
+        """The candidate to play among the scored ones (best first): the best, or at
+        depth 2 the best one click deeper."""
+        if self.depth > 1:
+            return self.look_deeper(board, solution, scored, keep)
+        return scored[0][1]
 
     def lookahead(
         self,
