@@ -729,52 +729,31 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
         n_open += comp_cells[k]
     widest = min(left, n_open // 2)
     bits = _log2_binomial(n_open, widest) + math.log2(n_open + 1.0) + math.log2(left + 1.0)
-    if bits > _SAFE_BITS or n_open - n_free > _MAX_CELLS:
-        out[2] = left
-        if approx:
-            return _float_odds(
-                flat_probs,
-                cells,
-                free_flat,
-                left,
-                groups,
-                comps,
-                comp_counts,
-                group_counts,
-                first,
-                last,
-            )
-        return COUNTED
+    fits = bits <= _SAFE_BITS and n_open - n_free <= _MAX_CELLS
     lowest = 0
     everything = np.ones(1, dtype=np.int64)
-    for k in range(n_comp):
-        lowest += first[k]
-        everything = _convolve(everything, comp_counts[k, first[k] : last[k] + 1])
-    free_ways = np.empty(len(everything), dtype=np.int64)
+    free_ways = np.empty(0, dtype=np.int64)
     weight = 0
     free_num = 0
-    for s in range(len(everything)):
-        free_ways[s] = _binomial(n_free, left - lowest - s)
-        layouts = everything[s] * free_ways[s]
-        weight += layouts
-        free_num += layouts * (left - lowest - s)
-    if weight == 0:
-        return FALLBACK
-    if weight >= _EXACT_FLOAT:  # beyond exact floats: Python makes the probability map
+    if fits:
+        for k in range(n_comp):
+            lowest += first[k]
+            everything = _convolve(everything, comp_counts[k, first[k] : last[k] + 1])
+        free_ways = np.empty(len(everything), dtype=np.int64)
+        for s in range(len(everything)):
+            free_ways[s] = _binomial(n_free, left - lowest - s)
+            layouts = everything[s] * free_ways[s]
+            weight += layouts
+            free_num += layouts * (left - lowest - s)
+        if weight == 0:
+            return FALLBACK
+    # Beyond 64 bits, or beyond exact floats: Python makes the probability map (or, for
+    # estimates, floating point does).
+    if not fits or weight >= _EXACT_FLOAT:
         out[2] = left
         if approx:
-            return _float_odds(
-                flat_probs,
-                cells,
-                free_flat,
-                left,
-                groups,
-                comps,
-                comp_counts,
-                group_counts,
-                first,
-                last,
-            )
+            groups_and_counts = (groups, comps, comp_counts, group_counts, first, last)
+            return _float_odds(flat_probs, cells, free_flat, left, groups_and_counts)
         return COUNTED
     for k in range(n_comp):
         others = np.ones(1, dtype=np.int64)
@@ -797,9 +776,24 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
     out[p + 1] = free_num
     out[2] = weight
     # The rest of the probability map: revealed cells, flags, fixed groups, free cells.
-    free_p = free_num / weight
+    _paint_rest(flat_probs, cells, free_flat, free_num / weight, groups)
     n = len(cells)
     for i in range(n):
+        if cells[i] == COVERED and free_flat[i]:
+            odds[i] = free_num
+            odds[n + i] = weight
+    for g in range(n_groups):
+        if lo[g] == hi[g]:
+            _paint(flat_probs, odds, g, lo[g], size[g], cell_start, cell_list)
+    return DONE
+
+
+@njit(cache=True)
+def _paint_rest(flat_probs, cells, free_flat, free_p, groups):
+    """The probability map outside the components: flags, revealed cells, the cells next to
+    no number (``free_p``) and the fixed groups."""
+    size, lo, hi, cell_start, cell_list = groups
+    for i in range(len(cells)):
         v = cells[i]
         if v == FLAG:
             flat_probs[i] = 1.0
@@ -807,12 +801,10 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
             flat_probs[i] = np.nan
         elif free_flat[i]:
             flat_probs[i] = free_p
-            odds[i] = free_num
-            odds[n + i] = weight
-    for g in range(n_groups):
+    for g in range(len(lo)):
         if lo[g] == hi[g]:
-            _paint(flat_probs, odds, g, lo[g], size[g], cell_start, cell_list)
-    return DONE
+            for c in range(cell_start[g], cell_start[g + 1]):
+                flat_probs[cell_list[c]] = lo[g] / size[g]
 
 
 @njit(cache=True)
@@ -826,11 +818,10 @@ def _convolve_float(a, b):
 
 
 @njit(cache=True)
-def _float_odds(
-    flat_probs, cells, free_flat, left, groups, comps, comp_counts, group_counts, first, last
-):
+def _float_odds(flat_probs, cells, free_flat, left, groups_and_counts):
     """The probability map of :func:`_finish`'s combination in floating point (binomials
     by their logarithms, every product scaled), where exact integers would not fit."""
+    groups, comps, comp_counts, group_counts, first, last = groups_and_counts
     size, lo, hi, cell_start, cell_list = groups
     n_comp, comp_start, comp_groups, local, comp_of = comps
     n_free = 0
@@ -878,19 +869,7 @@ def _float_odds(
                 num += group_counts[g, first[k] + x] * ways[x]
             for c in range(cell_start[g], cell_start[g + 1]):
                 flat_probs[cell_list[c]] = num / total
-    free_p = free_num / n_free / weight if n_free else 0.0
-    for i in range(len(cells)):
-        v = cells[i]
-        if v == FLAG:
-            flat_probs[i] = 1.0
-        elif v != COVERED:
-            flat_probs[i] = np.nan
-        elif free_flat[i]:
-            flat_probs[i] = free_p
-    for g in range(len(lo)):
-        if lo[g] == hi[g]:
-            for c in range(cell_start[g], cell_start[g + 1]):
-                flat_probs[cell_list[c]] = lo[g] / size[g]
+    _paint_rest(flat_probs, cells, free_flat, free_num / n_free / weight if n_free else 0.0, groups)
     return APPROX
 
 
