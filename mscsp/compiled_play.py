@@ -15,6 +15,7 @@ once :func:`mscsp.compiled.ready` says the kernel is loaded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache, lru_cache
 
 import numpy as np
@@ -148,17 +149,32 @@ class CompiledGame:
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
 
 
+def play_turns(
+    played: CompiledGame,
+    guess: Callable[[Solution], tuple[int, int]] | None = None,
+    approx: bool = False,
+) -> tuple[int, int]:
+    """Plays ``played`` to the end; Python decides the turns the engine hands back: the
+    solution's safe cells, else a guess (``guess(solution)``, whom the engine then asks at
+    every guess; without it, ``csp-minprob``'s, which the engine makes itself). ``approx``:
+    see :meth:`CompiledGame.run`. Returns the clicks and guesses, written into the game."""
+    while played.run(stop_at_guess=guess is not None, approx=approx):
+        solution = played.solution()
+        played.remember(solution.mines)
+        if solution.safe:
+            played.click(solution.safe, guess=False)
+        else:
+            cell = solution.best_move if guess is None else guess(solution)
+            played.click([cell], guess=True)
+    return played.finish()
+
+
 def play_out(game: Game) -> bool:
     """Plays ``game`` (its mines placed) to the end as ``csp-minprob`` does, on
     floating-point odds where the exact ones would need Python integers (a rollout's base
     policy: not move for move ``csp-minprob``, but close and never waiting on Python for
     it); whether it is won."""
-    played = CompiledGame(game)
-    while played.run(approx=True):
-        solution = played.solution()  # (only where the kernel hands a board back)
-        played.remember(solution.mines)
-        played.click(solution.safe or [solution.best_move], guess=not solution.safe)
-    played.finish()
+    play_turns(CompiledGame(game), approx=True)
     return game.state == GameState.WON
 
 
@@ -167,11 +183,7 @@ def warm() -> None:
     small game and solving a board, then writes :func:`mscsp.compiled.stamp`."""
     game = Game(9, 9, 10, seed=0)
     game.reveal(0, 0)
-    played = CompiledGame(game)
-    while played.run(stop_at_guess=True):
-        solution = played.solution()
-        played.remember(solution.mines)
-        played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    play_turns(CompiledGame(game), guess=lambda solution: solution.best_move)
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     compiled.solve_small(Board(np.full((9, 9), COVERED, dtype=np.int8), 10))
     path = compiled.stamp()

@@ -86,19 +86,14 @@ class CspPlayer(Player):
         if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
             return super().play(game, rng)
         played = compiled_play.CompiledGame(game)
-        while played.run(stop_at_guess=not self.engine_guesses):
-            solution = played.solution()
-            played.remember(solution.mines)
-            if solution.safe:
-                played.click(solution.safe, guess=False)
-            elif self.engine_guesses:
-                played.click([solution.best_move], guess=True)
-            else:
-                board = game.board()
-                self.memory.sync(board)  # the memory of proven mines, as infer leaves it
-                self.memory.add(played.known_cells())
-                played.click([self.guess(board, solution, rng)], guess=True)
-        return played.finish()
+
+        def guess(solution: Solution) -> Cell:
+            board = game.board()
+            self.memory.sync(board)  # the memory of proven mines, as infer leaves it
+            self.memory.add(played.known_cells())
+            return self.guess(board, solution, rng)
+
+        return compiled_play.play_turns(played, None if self.engine_guesses else guess)
 
 
 class CspRandomPlayer(CspPlayer):
