@@ -308,3 +308,64 @@ def test_the_ablation_plot_draws_a_point_that_won_no_game(tmp_path):
     png = tmp_path / "ablation.png"
     ablation.plot_ablation(rows, ablation.AblationConfig(out=str(tmp_path)), png)
     assert png.stat().st_size > 0
+
+
+def test_a_seed_systems_round_plays_its_own_rule_and_trains_its_cells(tiny, tmp_path):
+    # thesis-mlp reveals one bordering cell per turn and trains on bordering cells only; its
+    # rounds must do both, or they sharpen a player other than the one it ships as.
+    from learners.nets.seed_mlps import make_thesis_player
+
+    init = train.train(
+        train.TrainConfig(
+            model="thesis-mlp",
+            data=[str(tiny["base"])],
+            out=str(tmp_path / "init"),
+            cells="frontier",
+            steps=6,
+            batch=8,
+            eval_every=3,
+        ),
+        log=lambda _: None,
+    )
+    cfg = onpolicy.DaggerConfig(
+        out=str(tmp_path / "dagger"),
+        spec=SPEC,
+        base=[str(tiny["base"])],
+        init=str(init / train.MODEL_FILE),
+        games=6,
+        games_per_shard=6,
+        beta=0.0,
+        steps=2,
+        batch=8,
+        eval_every=2,
+    )
+    assert onpolicy.round_rule(cfg.init) == ("thesis-mlp", "thesis-mlp", "frontier")
+    assert onpolicy.round_rule(str(tiny["init"])) == ("resnet", "learner", "all")
+    onpolicy.run_rounds(cfg, workers=1, progress=False, log=lambda _: None)
+    (shard,) = sorted((cfg.round_dir(1) / "data").glob("shard-*.npz"))
+    assert data.read_meta(shard)["policy"]["system"] == "thesis-mlp"
+    _, _, meta = train.load_model(cfg.round_dir(1) / "model")
+    assert meta["train"]["cells"] == "frontier"
+    system = make_thesis_player(str(init / train.MODEL_FILE))
+    (group,) = data.load(cfg.round_dir(1) / "data")
+    for seed in sorted(set(group.seed.tolist())):
+        game = mscsp.Game(SPEC.rows, SPEC.cols, SPEC.mines, seed=seed, first_click="safe")
+        game.reveal(0, 0)
+        seen = []
+        while not game.over:
+            seen.append(game.view.copy())
+            (move,) = system.next_moves(game.board())
+            game.reveal(*move)
+        assert np.array_equal(group.cells[group.seed == seed], np.array(seen))
+
+
+def test_lockstep_play_follows_the_players_own_move_rule():
+    # The batched loop must reveal what next_moves would: one cell per turn for thesis-mlp.
+    from learners.nets.evaluate import play_games, play_lockstep
+    from learners.nets.seed_mlps import make_thesis_player
+
+    thesis = make_thesis_player()
+    for rule in ("safe", "opening"):
+        batched = play_lockstep(thesis, "beginner", 100, seed=11, batch=32, first_click=rule)
+        one_by_one = play_games(thesis, "beginner", 100, seed=11, first_click=rule)
+        assert batched["wins"] == one_by_one["wins"]

@@ -189,10 +189,12 @@ def test_registry_and_listing_show_both():
 def test_trainer_generates_and_trains(tmp_path):
     runner = CliRunner()
     args = ["learn", "system", "thesis-mlp", "--games", "10", "--out", str(tmp_path), "--json"]
-    result = runner.invoke(main, [*args, "-o", "steps=2", "-o", "batch=4", "-o", "eval_every=2"])
+    small = ["-o", "steps=2", "-o", "batch=4", "-o", "eval_every=2", "-o", "rounds=0"]
+    result = runner.invoke(main, [*args, *small])
     assert result.exit_code == 0, result.output
     meta = json.loads(result.stdout)
     assert meta["cells"] == "frontier" and meta["labels"] == "exact" and meta["positions"] > 0
+    assert meta["rounds"] == 0 and meta["round_positions"] == 0
     assert json.loads((tmp_path / "thesis-mlp.json").read_text()) == meta
     player = get_learned("thesis-mlp", weights=str(tmp_path / "thesis-mlp.msgpack"))
     assert player.config == models.CONFIGS["thesis-mlp"]
@@ -200,6 +202,39 @@ def test_trainer_generates_and_trains(tmp_path):
     assert wrong.exit_code == 2 and "9x9" in wrong.output
     unknown = runner.invoke(main, [*args, "-o", "momentum=1"])
     assert unknown.exit_code == 2 and "momentum" in unknown.output
+    for bad in ("rounds=-1", "rounds=x", "round_games=0"):
+        refused = runner.invoke(main, [*args, "-o", bad])
+        assert refused.exit_code == 2 and "rounds must be" in refused.output
+
+
+def test_trainer_rounds_ship_the_last_rounds_model(tmp_path):
+    # The recipe's on-policy rounds start from the trained model; the shipped file is the
+    # last round's, and --resume keeps the rounds done.
+    from learners.nets import onpolicy
+
+    runner = CliRunner()
+    args = ["learn", "system", "thesis-mlp", "--games", "10", "--out", str(tmp_path), "--json"]
+    args += ["-o", "steps=2", "-o", "batch=4", "-o", "eval_every=2"]
+    args += ["-o", "rounds=2", "-o", "round_games=4", "-o", "round_steps=2"]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    meta = json.loads(result.stdout)
+    assert meta["rounds"] == 2 and meta["round_positions"] > 0
+    assert meta["positions_seen"] == (2 + 2 * 2) * 4
+    rounds = tmp_path / "thesis-mlp-work" / "rounds"
+    last = rounds / "round-02" / "model" / "model.msgpack"
+    assert (tmp_path / "thesis-mlp.msgpack").read_bytes() == last.read_bytes()
+    (shard, *_) = sorted((rounds / "round-01" / "data").glob("shard-*.npz"))
+    from learners.nets.data import read_meta
+
+    policy = read_meta(shard)["policy"]
+    assert policy["system"] == "thesis-mlp"
+    first = tmp_path / "thesis-mlp-work" / "run" / "model.msgpack"
+    assert policy["sha256"] == onpolicy.checkpoint_digest(first)
+    stamp = last.stat().st_mtime_ns
+    again = runner.invoke(main, [*args, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert last.stat().st_mtime_ns == stamp
 
 
 # --- the executor of data generation ---------------------------------------------------

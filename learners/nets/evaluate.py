@@ -49,11 +49,11 @@ class CspPlayer:
         return csp_move(solve(board, self.backend))
 
 
-def new_game(preset: str, seed: int) -> Any:
-    """A classic game: safe first click, already made in the top-left corner."""
+def new_game(preset: str, seed: int, first_click: str = "safe") -> Any:
+    """A game whose first click (classic: a safe cell) is already made in the top-left corner."""
     from mscsp import Game
 
-    game = Game.from_preset(preset, seed=seed, first_click="safe")
+    game = Game.from_preset(preset, seed=seed, first_click=first_click)
     game.reveal(0, 0)
     return game
 
@@ -78,12 +78,14 @@ def summarise(wins: int, games: int, seconds: float) -> dict[str, Any]:
     }
 
 
-def play_games(player: Any, preset: str, games: int, seed: int = EVAL_SEED) -> dict[str, Any]:
+def play_games(
+    player: Any, preset: str, games: int, seed: int = EVAL_SEED, first_click: str = "safe"
+) -> dict[str, Any]:
     """Plays ``games`` games one after another through ``player.next_moves``."""
     rng = np.random.default_rng(seed)
     wins, seconds = 0, 0.0
     for i in range(games):
-        game = new_game(preset, seed + i)
+        game = new_game(preset, seed + i, first_click)
         player.new_game()
         t0 = time.perf_counter()
         while not game.over:
@@ -94,15 +96,19 @@ def play_games(player: Any, preset: str, games: int, seed: int = EVAL_SEED) -> d
 
 
 def play_lockstep(
-    learner: Any, preset: str, games: int, seed: int = EVAL_SEED, batch: int = 256
+    learner: Any,
+    preset: str,
+    games: int,
+    seed: int = EVAL_SEED,
+    batch: int = 256,
+    first_click: str = "safe",
 ) -> dict[str, Any]:
     """Plays ``games`` games ``batch`` at a time, one batched inference per turn for all.
 
-    Same games and moves as :func:`play_games` with the learner; only the timing differs.
+    Same games and moves as :func:`play_games` with the learner (its own move rule,
+    :meth:`learners.nets.player.LearnerPlayer.moves_from`); only the timing differs.
     """
     from mscsp import PRESETS
-
-    from .player import choose_moves
 
     # Pad each turn's batch to a power of two, so a few compiled shapes serve every turn
     # without running the full batch for the last few live games; compile them untimed.
@@ -112,14 +118,16 @@ def play_lockstep(
         learner.probabilities_batch(np.full((size, rows, cols), -1, np.int8), mines)
     wins, t0 = 0, time.perf_counter()
     for start in range(0, games, batch):
-        live = [new_game(preset, seed + i) for i in range(start, min(start + batch, games))]
+        live = [
+            new_game(preset, seed + i, first_click) for i in range(start, min(start + batch, games))
+        ]
         while live:
             size = next(b for b in buckets if b >= len(live))
             cells = np.full((size, rows, cols), -1, np.int8)
             cells[: len(live)] = [g.view for g in live]
             probs = learner.probabilities_batch(cells, mines)
             for game, p in zip(live, probs[: len(live)], strict=True):
-                play_turn(game, choose_moves(p, game.view, learner.safe_below))
+                play_turn(game, learner.moves_from(p, game.view))
             wins += sum(g.state == "won" for g in live)
             live = [g for g in live if not g.over]
     return summarise(wins, games, time.perf_counter() - t0)

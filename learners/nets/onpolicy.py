@@ -43,6 +43,7 @@ import numpy as np
 from mscsp.errors import InvalidInputError
 
 from ..artefacts import model_path
+from ..registry import SYSTEMS, get_system, player_factory
 from .data import GenSpec, _write_json, csp_move, directory_totals, generate
 
 #: Round ``k`` plays games with seeds from ``seed + k * ROUND_SEED_STRIDE``: no round
@@ -67,6 +68,7 @@ def policy_record(
     seed: int = 0,
     weight_boost: int = WEIGHT_BOOST,
     safe_below: float | None = None,
+    system: str = "learner",
 ) -> dict[str, Any]:
     """What a round's games are played with (stored in the shards' metadata).
 
@@ -77,9 +79,13 @@ def policy_record(
         seed: Seed of the per-turn choice between the two players.
         weight_boost: Extra loss weight of decisive cells.
         safe_below: The learner's bulk-reveal threshold (default the player's).
+        system: Whose move rule the learner's turns follow: ``"learner"`` (every
+            confident-safe cell, else the lowest) or a seed system's
+            (:data:`learners.registry.SYSTEMS`, e.g. ``"thesis-mlp"``: one bordering cell).
 
     Raises:
-        InvalidInputError: No checkpoint at that path, or ``beta`` outside [0, 1].
+        InvalidInputError: No checkpoint at that path, ``beta`` outside [0, 1], or an unknown
+            system.
     """
     from .player import SAFE_BELOW
 
@@ -90,6 +96,7 @@ def policy_record(
         raise InvalidInputError(f"no model checkpoint at {path}")
     if not 0.0 <= beta <= 1.0:
         raise InvalidInputError(f"beta must lie in [0, 1], got {beta}")
+    get_system(system)  # refuses an unknown name before any game is played
     return {
         "checkpoint": os.path.normpath(path),
         "sha256": checkpoint_digest(path),
@@ -98,12 +105,14 @@ def policy_record(
         "seed": int(seed),
         "weight_boost": int(weight_boost),
         "safe_below": float(SAFE_BELOW if safe_below is None else safe_below),
+        "system": system,
     }
 
 
 @cache
-def _learner(checkpoint: str, sha256: str) -> Any:
-    """One loaded learner per worker process and checkpoint (compiled once).
+def _learner(checkpoint: str, sha256: str, system: str, safe_below: float) -> Any:
+    """One loaded learner per worker process and checkpoint (compiled once): ``system``'s
+    player (:data:`learners.registry.SYSTEMS`) on the checkpoint's weights.
 
     A spawned worker (JAX not yet loaded) runs its learner on the CPU: batch-1 inference of
     a small net is CPU work, and many processes each claiming a GPU would exhaust its memory.
@@ -111,11 +120,9 @@ def _learner(checkpoint: str, sha256: str) -> Any:
     """
     if "jax" not in sys.modules:
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    from .player import LearnerPlayer
-
     if checkpoint_digest(checkpoint) != sha256:
         raise InvalidInputError(f"{checkpoint} changed since its round started; start it over")
-    return LearnerPlayer(checkpoint)
+    return player_factory(system)(checkpoint, safe_below=safe_below)
 
 
 def decisive_cells(
@@ -155,9 +162,13 @@ def policy_game_positions(
     from mscsp.game import first_move
 
     from .evaluate import play_turn
-    from .player import choose_moves
 
-    learner = _learner(policy["checkpoint"], policy["sha256"])
+    learner = _learner(
+        policy["checkpoint"],
+        policy["sha256"],
+        policy.get("system", "learner"),
+        policy["safe_below"],
+    )
     rng = np.random.default_rng([policy["seed"], policy["round"], seed])
     game = Game(spec.rows, spec.cols, spec.mines, seed=seed, first_click=spec.first_click)
     game.reveal(*first_move(spec.first_move, spec.rows, spec.cols, rng))
@@ -166,7 +177,7 @@ def policy_game_positions(
         board = game.board()
         solution = solve(board, backend)
         exact = np.nan_to_num(solution.probabilities, nan=0.0).astype(np.float32)
-        own = choose_moves(learner.probabilities(board), board.cells, policy["safe_below"])
+        own = learner.next_moves(board)
         expert = rng.random() < policy["beta"]
         decisive = decisive_cells(exact, board.cells, own)
         rows["cells"].append(board.cells)
@@ -263,16 +274,26 @@ def _check_run(cfg: DaggerConfig) -> None:
         )
 
 
-def _model_name(checkpoint: str) -> str:
-    """The named config (:data:`learners.nets.models.CONFIGS`) of a checkpoint's model."""
+def round_rule(checkpoint: str) -> tuple[str, str, str]:
+    """A round model's named config, whose move rule its games follow, and its loss cells.
+
+    A config named like a learned system (``thesis-mlp``, ``blog-mlp``, ``alexnet``:
+    :data:`learners.registry.SYSTEMS`) plays as that system, any other as ``learner``; the
+    loss stays on the cells the checkpoint was trained on (``thesis-mlp``: the bordering
+    cells). So the rounds sharpen the player the model ships as.
+
+    Raises:
+        InvalidInputError: The checkpoint's config is not a named config.
+    """
     from .models import CONFIGS
     from .train import load_model
 
-    _, config, _ = load_model(model_path(checkpoint))
-    for name, named in CONFIGS.items():
-        if named == config:
-            return name
-    raise InvalidInputError(f"{checkpoint}: its model config {config} is not a named config")
+    _, config, meta = load_model(model_path(checkpoint))
+    name = next((n for n, named in CONFIGS.items() if named == config), None)
+    if name is None:
+        raise InvalidInputError(f"{checkpoint}: its model config {config} is not a named config")
+    system = name if name in SYSTEMS else "learner"
+    return name, system, meta.get("train", {}).get("cells", "all")
 
 
 def run_rounds(
@@ -299,7 +320,7 @@ def run_rounds(
     for d in cfg.base:
         if not directory_totals(d)["shards"]:
             raise InvalidInputError(f"--data {d} holds no shards")
-    name = _model_name(cfg.init)
+    name, system, cells = round_rule(cfg.init)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     _write_json(out / SETTINGS_FILE, cfg.settings())
@@ -314,6 +335,7 @@ def run_rounds(
             round_=k,
             seed=cfg.seed,
             weight_boost=cfg.weight_boost,
+            system=system,
         )
         log(
             f"round {k}/{cfg.rounds}: {cfg.games} games by {policy['checkpoint']} "
@@ -339,6 +361,7 @@ def run_rounds(
             steps=cfg.steps,
             batch=cfg.batch,
             lr=cfg.lr,
+            cells=cells,
             eval_every=cfg.eval_every,
             seed=cfg.seed,
             init=policy_path,
@@ -372,7 +395,6 @@ def _round_row(cfg: DaggerConfig, k: int, policy: dict[str, Any], log) -> dict[s
 def _evaluate_round(cfg: DaggerConfig, here: Path, log) -> dict[str, Any]:
     """Win rate of the round's model on the preset's evaluation games (cached)."""
     from .evaluate import EVAL_SEED, play_lockstep
-    from .player import LearnerPlayer
 
     path = here / "eval.json"
     model = here / "model" / "model.msgpack"
@@ -381,7 +403,10 @@ def _evaluate_round(cfg: DaggerConfig, here: Path, log) -> dict[str, Any]:
         cached = json.loads(path.read_text())
         if cached.get("key") == key:
             return cached["result"]
-    result = play_lockstep(LearnerPlayer(str(model)), cfg.spec.preset, cfg.eval_games)
+    player = player_factory(round_rule(str(model))[1])(str(model))
+    result = play_lockstep(
+        player, cfg.spec.preset, cfg.eval_games, first_click=cfg.spec.first_click
+    )
     lo, hi = result["ci95"]
     log(f"{here.name}: win rate {100 * result['win_rate']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]")
     path.write_text(json.dumps({"key": key, "result": result}, indent=1) + "\n")

@@ -96,13 +96,20 @@ class LearnerPlayer(Player):
     def new_game(self) -> None:
         """Nothing to reset: the player is stateless between turns."""
 
-    def next_moves(
-        self, board: Any, rng: np.random.Generator | None = None
-    ) -> list[tuple[int, int]]:
+    def moves_from(self, probs: np.ndarray, cells: np.ndarray) -> list[Cell]:
+        """This player's move rule on predicted probabilities: :func:`choose_moves`.
+
+        Batched play (:func:`learners.nets.evaluate.play_lockstep`) and on-policy rounds
+        (:mod:`learners.nets.onpolicy`) call it with probabilities they computed for many
+        positions at once; :meth:`next_moves` is it on one board.
+        """
+        return choose_moves(probs, cells, self.safe_below)
+
+    def next_moves(self, board: Any, rng: np.random.Generator | None = None) -> list[Cell]:
         """Cells to reveal this turn, in order (``rng`` is unused: play is deterministic)."""
         probs = self.probabilities(board)
-        moves = choose_moves(probs, board.cells, self.safe_below)
-        # A turn of confident-safe cells is no guess; the single fallback cell is one.
+        moves = self.moves_from(probs, board.cells)
+        # A turn of confident-safe cells is no guess; a cell above the threshold is one.
         self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
         return moves
 
@@ -118,13 +125,13 @@ class LowestCellPlayer(LearnerPlayer):
     #: Whether the candidates are the perimeter (else every covered cell).
     perimeter_first: ClassVar[bool] = True
 
-    def next_moves(self, board: Any, rng: np.random.Generator | None = None) -> list[Cell]:
-        """The lowest-probability candidate (``rng`` is unused: play is deterministic)."""
-        probs = self.probabilities(board)
-        covered = board.cells == COVERED
-        pool = perimeter(board.cells) if self.perimeter_first else covered
+    def moves_from(self, probs: np.ndarray, cells: np.ndarray) -> list[Cell]:
+        """The lowest-probability candidate (none on a board without a covered cell)."""
+        covered = cells == COVERED
+        pool = perimeter(cells) if self.perimeter_first else covered
         if not pool.any():
             pool = covered
+        if not pool.any():
+            return []
         index = int(np.argmin(np.where(pool, probs, np.inf)))
-        self.turn_guesses = int(probs.flat[index] >= self.safe_below)
-        return [divmod(index, board.cols)]
+        return [divmod(index, cells.shape[1])]

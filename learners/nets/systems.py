@@ -3,10 +3,12 @@
 ``alexnet`` (:mod:`.alexnet`), ``thesis-mlp`` and ``blog-mlp`` (:mod:`.seed_mlps`) are each a
 :class:`Recipe`: a model config of :mod:`.models` (named like the system), the paper's board
 and training defaults. :func:`train_recipe` generates CSP games on that board
-(:func:`learners.nets.data.generate`), trains (:func:`learners.nets.train.train`), copies the
-model to ``OUT/NAME.msgpack`` and writes ``OUT/NAME.json`` (settings, positions, wall time,
-load). Both stages resume: finished shards are kept, and with ``resume`` the run goes on from
-its last checkpoint.
+(:func:`learners.nets.data.generate`), trains (:func:`learners.nets.train.train`), then,
+where the recipe asks for them, runs on-policy rounds (:func:`learners.nets.onpolicy.run_rounds`:
+the system plays, the exact solver labels what it reaches, it trains on), copies the model to
+``OUT/NAME.msgpack`` and writes ``OUT/NAME.json`` (settings, positions, wall time, load). Every
+stage resumes: finished shards and rounds are kept, and with ``resume`` the training goes on
+from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import Any
 from mscsp.errors import InvalidInputError
 
 from ..artefacts import write_json
+
+#: The recipe settings of the on-policy rounds (each may be overridden per run too).
+ROUND_KEYS = ("rounds", "round_games", "round_steps", "round_lr")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,11 @@ class Recipe:
         eval_every: Steps between validation and checkpoint.
         first_move: Where the data's games click first (:func:`mscsp.game.first_move`): the
             paper's rule, so that training sees the openings play will meet.
+        first_click: The data's first-click rule (:class:`mscsp.FirstClick`).
+        rounds: On-policy rounds after the training (0: none), each of ``round_games``
+            games played by the system itself and ``round_steps`` steps at ``round_lr``
+            (see :mod:`learners.nets.onpolicy`; the exact player's share of turns halves
+            from 0.5 each round).
     """
 
     name: str
@@ -52,6 +62,11 @@ class Recipe:
     cells: str = "all"
     eval_every: int = 500
     first_move: str = "corner"
+    first_click: str = "safe"
+    rounds: int = 0
+    round_games: int = 5000
+    round_steps: int = 10_000
+    round_lr: float = 1e-3
 
     @property
     def file(self) -> str:
@@ -73,7 +88,8 @@ def train_recipe(
 ) -> dict[str, Any]:
     """Generates data and trains ``recipe``'s model into ``OUT/NAME.msgpack``; returns its JSON.
 
-    Data and the run directory go to ``OUT/NAME-work`` (``data/`` and ``run/``).
+    Data, the run directory and the rounds go to ``OUT/NAME-work`` (``data/``, ``run/``,
+    ``rounds/``).
 
     Args:
         recipe: The system's defaults.
@@ -81,11 +97,12 @@ def train_recipe(
         seed: Seed of the games and of the training.
         games: Games of data (default: the recipe's).
         board: ``(rows, cols, mines)`` (default: the paper's).
-        resume: Continue the run's last checkpoint (without it, training starts over; the
-            data's finished shards are kept either way).
+        resume: Continue the run's last checkpoint and the rounds done (without it, training
+            and rounds start over; the data's finished shards are kept either way).
         log: Progress lines.
-        workers: Processes generating the data.
-        **overrides: ``steps``, ``batch``, ``lr``, ``labels``, ``cells``, ``eval_every``.
+        workers: Processes generating the data (and playing the rounds' games).
+        **overrides: ``steps``, ``batch``, ``lr``, ``labels``, ``cells``, ``eval_every``, and
+            the rounds' :data:`ROUND_KEYS` (``rounds=0``: the paper's training alone).
 
     Raises:
         InvalidInputError: An unknown override, or a board the model cannot take.
@@ -95,13 +112,22 @@ def train_recipe(
     from .train import TrainConfig
     from .train import train as run_training
 
-    unknown = set(overrides) - {"steps", "batch", "lr", "labels", "cells", "eval_every"}
+    keys = ("steps", "batch", "lr", "labels", "cells", "eval_every")
+    unknown = set(overrides) - set(keys) - set(ROUND_KEYS)
     if unknown:
         raise InvalidInputError(f"{recipe.name}: unknown option(s) {', '.join(sorted(unknown))}")
-    settings = {
-        k: overrides.get(k, getattr(recipe, k))
-        for k in ("steps", "batch", "lr", "labels", "cells", "eval_every")
-    }
+    settings = {k: overrides.get(k, getattr(recipe, k)) for k in keys}
+    try:
+        # Each as the recipe's own type: "-o rounds=x" is refused, not compared as text.
+        rounds = {
+            k: type(getattr(recipe, k))(overrides.get(k, getattr(recipe, k))) for k in ROUND_KEYS
+        }
+    except (TypeError, ValueError):
+        rounds = {}
+    if not rounds or rounds["rounds"] < 0 or min(rounds["round_games"], rounds["round_steps"]) < 1:
+        raise InvalidInputError(
+            f"{recipe.name}: rounds must be 0 or more, round_games and round_steps 1 or more"
+        )
     rows, cols, mines = tuple(board) if board else recipe.board
     config = CONFIGS[recipe.name]
     if config.get("rows", rows) != rows or config.get("cols", cols) != cols:
@@ -112,25 +138,76 @@ def train_recipe(
     games = games or recipe.games
     work = Path(out) / f"{recipe.name}-work"
     start = time.perf_counter()
-    spec = GenSpec(rows, cols, mines, first_move=recipe.first_move)
+    spec = GenSpec(rows, cols, mines, first_click=recipe.first_click, first_move=recipe.first_move)
     generate(work / "data", spec, games, seed=seed, workers=workers)
     cfg = TrainConfig(
         model=recipe.name, data=[str(work / "data")], out=str(work / "run"), seed=seed, **settings
     )
-    run = run_training(cfg, resume=resume, log=log)
+    model = run_training(cfg, resume=resume, log=log) / "model.msgpack"
+    seen = settings["steps"] * settings["batch"]
+    played = 0
+    if rounds["rounds"]:
+        if not resume:
+            shutil.rmtree(work / "rounds", ignore_errors=True)
+        model, played = _run_rounds(spec, work, model, rounds, settings, seed, workers, log)
+        seen += rounds["rounds"] * rounds["round_steps"] * settings["batch"]
     target = Path(out) / recipe.file
-    shutil.copyfile(run / "model.msgpack", target)
+    shutil.copyfile(model, target)
     meta = {
         "system": recipe.name,
         "board": [rows, cols, mines],
         "games": games,
+        "first_click": recipe.first_click,
         "first_move": recipe.first_move,
         "positions": directory_totals(work / "data")["positions"],
-        "positions_seen": settings["steps"] * settings["batch"],
+        "positions_seen": seen,
         **settings,
+        **rounds,
+        "round_positions": played,
         "seed": seed,
         "seconds": round(time.perf_counter() - start, 1),
         "load": [round(v, 2) for v in os.getloadavg()],
     }
     write_json(target.with_suffix(".json"), meta)
     return meta
+
+
+def _run_rounds(
+    spec: Any,
+    work: Path,
+    model: Path,
+    rounds: dict[str, Any],
+    settings: dict[str, Any],
+    seed: int,
+    workers: int,
+    log,
+) -> tuple[Path, int]:
+    """On-policy rounds from ``model`` (in ``WORK/rounds``, resumable).
+
+    Returns:
+        The last round's model file, and the positions the rounds' games reached.
+    """
+    from .data import directory_totals
+    from .onpolicy import DaggerConfig, run_rounds
+    from .train import MODEL_FILE
+
+    cfg = DaggerConfig(
+        out=str(work / "rounds"),
+        spec=spec,
+        base=[str(work / "data")],
+        init=str(model),
+        rounds=rounds["rounds"],
+        games=rounds["round_games"],
+        games_per_shard=250,
+        steps=rounds["round_steps"],
+        batch=settings["batch"],
+        lr=rounds["round_lr"],
+        eval_every=settings["eval_every"],
+        seed=seed,
+    )
+    run_rounds(cfg, workers=workers, progress=False, log=log)
+    last = cfg.rounds
+    played = sum(
+        directory_totals(cfg.round_dir(k) / "data")["positions"] for k in range(1, last + 1)
+    )
+    return cfg.round_dir(last) / "model" / MODEL_FILE, played

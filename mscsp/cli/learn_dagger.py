@@ -8,6 +8,7 @@ import sys
 import click
 
 from ..game import Game
+from ..game import first_move as pick_first_move
 from .learn import require_ml
 from .options import (
     backend_option,
@@ -16,6 +17,7 @@ from .options import (
     executor_option,
     exit_interrupted,
     first_click_option,
+    first_move_option,
     games_per_shard_option,
     json_option,
     mines_option,
@@ -48,6 +50,7 @@ from .options import (
 @size_option
 @mines_option()
 @first_click_option()
+@first_move_option
 @click.option(
     "--rounds",
     type=click.IntRange(min=1),
@@ -106,6 +109,7 @@ def dagger(
     size: tuple[int, int] | None,
     mines: int | None,
     first_click: str,
+    first_move: str,
     rounds: int,
     games: int,
     games_per_shard: int,
@@ -132,13 +136,16 @@ def dagger(
     """
     rows, cols, mines, preset = board_size(preset, size, mines)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
+    pick_first_move(first_move, rows, cols)  # refuses a first move off the board
     require_ml()
     from learners.nets.data import GenSpec
     from learners.nets.onpolicy import DaggerConfig, run_rounds
 
     cfg = DaggerConfig(
         out=out,
-        spec=GenSpec(rows, cols, mines, first_click=first_click, preset=preset),
+        spec=GenSpec(
+            rows, cols, mines, first_click=first_click, first_move=first_move, preset=preset
+        ),
         base=list(base),
         init=init,
         rounds=rounds,
