@@ -307,7 +307,7 @@ def run_rounds(
     """Runs (or resumes) rounds ``1 .. cfg.rounds``; returns one summary row per round.
 
     ``workers`` play a round's games in parallel, as local processes or Ray tasks
-    (``executor``; results depend on neither);
+    (``executor``; results depend on neither), and compute the model's extra inputs;
     ``progress`` shows a bar per round's shards; ``log`` gets one line per step.
 
     Raises:
@@ -365,6 +365,7 @@ def run_rounds(
             eval_every=cfg.eval_every,
             seed=cfg.seed,
             init=policy_path,
+            workers=workers or 1,  # the extra inputs (not a result setting)
         )
         train(train_cfg, resume=True, log=log)
         policy_path = str(here / "model" / MODEL_FILE)

@@ -165,6 +165,8 @@ def train_recipe(
         **rounds,
         "round_positions": played,
         "seed": seed,
+        # A resumed run's seconds are this run's only, not those of the work it resumed.
+        "resumed": resume,
         "seconds": round(time.perf_counter() - start, 1),
         "load": [round(v, 2) for v in os.getloadavg()],
     }
