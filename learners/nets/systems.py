@@ -189,7 +189,6 @@ def _run_rounds(
     Returns:
         The last round's model file, and the positions the rounds' games reached.
     """
-    from .data import directory_totals
     from .onpolicy import DaggerConfig, run_rounds
     from .train import MODEL_FILE
 
@@ -207,9 +206,6 @@ def _run_rounds(
         eval_every=settings["eval_every"],
         seed=seed,
     )
-    run_rounds(cfg, workers=workers, progress=False, log=log)
-    last = cfg.rounds
-    played = sum(
-        directory_totals(cfg.round_dir(k) / "data")["positions"] for k in range(1, last + 1)
-    )
-    return cfg.round_dir(last) / "model" / MODEL_FILE, played
+    rows = run_rounds(cfg, workers=workers, progress=False, log=log)
+    played = sum(row["positions"] for row in rows)
+    return cfg.round_dir(cfg.rounds) / "model" / MODEL_FILE, played
