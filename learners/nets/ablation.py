@@ -102,7 +102,7 @@ def run_ablation(cfg: AblationConfig, log=print) -> list[dict[str, Any]]:
             model, config = restore_model(run, step)
             path = run / f"step-{step}.msgpack"
             save_model(path, model, config, {"labels": labels, "step": step})
-            games = play_lockstep(LearnerPlayer(str(path)), cfg.preset, cfg.games)
+            games = play_lockstep(LearnerPlayer(str(path), symmetric=False), cfg.preset, cfg.games)
             rows.append({"labels": labels, "step": step, "positions": step * cfg.batch, **games})
             log(
                 f"{labels} step {step}: {games['wins']}/{games['games']} won "

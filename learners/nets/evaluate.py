@@ -23,6 +23,7 @@ import numpy as np
 from mscsp.harness import wilson
 
 from .data import Positions, csp_move
+from .player import choose_moves
 
 #: Evaluation games use seeds from here on, far from the training seeds (0, 1, 2, ...).
 EVAL_SEED = 1_000_000
@@ -137,7 +138,9 @@ def decisions(pred: np.ndarray, positions: Positions, safe_below: float) -> dict
     """How good the moves the predictions lead to are, judged by the exact solution.
 
     Returns:
-        ``chosen_safest``: the lowest-predicted covered cell has the lowest exact probability;
+        ``chosen_safest``: the cell the player would guess (lowest prediction, ties to the
+        fewest neighbours: :func:`~learners.nets.player.choose_moves`) has the lowest exact
+        probability;
         ``chosen_safe``: it holds no mine; ``chosen_certain_when_available``: it is a
         certain-safe cell, on positions that have one; ``bulk_false_safe``: share of cells
         predicted below ``safe_below`` that are not certain-safe (each is a gamble the player
@@ -150,7 +153,8 @@ def decisions(pred: np.ndarray, positions: Positions, safe_below: float) -> dict
         covered = cells == -1
         pc = np.where(covered, p, np.inf)
         qc = np.where(covered, q, np.inf)
-        i = np.unravel_index(np.argmin(pc), pc.shape)
+        # The player's own pick: lowest prediction, its tie-break (fewest neighbours).
+        i = choose_moves(p, cells, safe_below=0.0)[0]
         j = np.unravel_index(np.argmin(qc), qc.shape)
         safest += qc[i] <= qc[j] + 1e-9
         safe += not mine[i]
@@ -200,7 +204,6 @@ def evaluate_checkpoint(
     from mscsp.metrics import cell_errors, plot_calibration
 
     from .data import load
-    from .train import predict_positions
 
     estimator = get_estimator(f"learner:{checkpoint}")
     learner = estimator.model
@@ -213,7 +216,13 @@ def evaluate_checkpoint(
     tables = {}
     for group in load(data_dirs) if data_dirs else []:
         val = group.split()[1]
-        pred = predict_positions(learner.predict, val, inputs=learner.inputs)
+        # The player's probabilities (its symmetric views and exchangeable sets included).
+        pred = np.concatenate(
+            [
+                learner.probabilities_batch(val.cells[i : i + 256], val.mines[i : i + 256])
+                for i in range(0, len(val), 256)
+            ]
+        )
         name = "x".join(map(str, group.shape))
         errors = cell_errors(pred, val.probs, val.cells == -1)
         boards = [Board(c, int(m)) for c, m in zip(val.cells, val.mines, strict=True)]
