@@ -6,25 +6,17 @@
 # 28,000,000 (never used for training or tuning); then paired sign tests and held-out
 # accuracy. Run alone from the repository root after bench/learn_default.sh (for the
 # accuracy, its data); writes docs/learners/v3-symmetric/.
+# The check before a guess came after this measurement: the plays pass -o deduce=none to
+# reproduce it; the last step's learn eval reads the player as it is now.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-docs/learners/v3-symmetric}
 LOGS=${LOGS:-runs/v3-symmetric}
 GAMES=${GAMES:-5000}
 SEED=${SEED:-28000000}
-mkdir -p "$OUT" "$LOGS"
-for p in beginner intermediate expert; do
-  for pair in "csp csp-minprob" "symmetric learner:default" "one-view learner:default -o symmetric=false"; do
-    set -- $pair
-    name=$1
-    shift
-    python -m mscsp play --strategy "$@" --preset $p --games "$GAMES" --seed "$SEED" \
-      --workers 2 --json --out "$LOGS/$name-$p.jsonl" --overwrite > "$OUT/play-$name-$p.json"
-  done
-  python bench/best_paired.py "$LOGS/csp-$p.jsonl" "$LOGS/symmetric-$p.jsonl" \
-    "$LOGS/csp-$p.jsonl" "$LOGS/one-view-$p.jsonl" \
-    "$LOGS/one-view-$p.jsonl" "$LOGS/symmetric-$p.jsonl" --json > "$OUT/paired-$p.json"
-done
+export OUT LOGS GAMES SEED
+bench/play_paired.sh "csp csp-minprob" "symmetric learner:default -o deduce=none" \
+  "one-view learner:default -o symmetric=false -o deduce=none"
 D=()
 for d in beginner intermediate expert; do D+=(--data runs/data/$d); done
 python -m mscsp learn eval default "${D[@]}" --games 0 --out "$OUT/accuracy.json" > /dev/null

@@ -1,8 +1,10 @@
-"""What the ``learner`` player's guesses cost against the exact ones, read four ways.
+"""What the ``learner`` player's guesses cost against the exact ones, read six ways.
 
-On the held-out positions of a data directory (games with ``seed % 10 == 0``), the model's
-predictions are read with one view or the mean of the board's symmetric views, each with or
-without the exchangeable cells pooled (:mod:`learners.nets.player`). On positions that need
+On the held-out positions of a data directory (games with ``seed % 10 == 0``; ``--all`` for
+every game, on a directory the model never trained on), the model's predictions are read
+with one view or the mean of the board's symmetric views, each with or without the
+exchangeable cells pooled (:mod:`learners.nets.player`), and the last reading also with the
+player's check before a guess (``rules``, ``cases``: :mod:`mscsp.deduce`). On positions that need
 a guess (no certain-safe cell), the *regret* of a guess is the exact probability of the cell
 the player picks minus the exact minimum. On positions with a certain-safe cell, it counts
 how often the pick is one, and, for the misses, whether the ``certain`` channel's
@@ -31,16 +33,21 @@ from learners.nets.player import (
 
 
 def readouts(learner: LearnerPlayer, cells: np.ndarray, mines: np.ndarray) -> dict:
-    """The four readings of one batch: one view or all, pooled or not."""
+    """The six readings of one batch: one view or all, pooled or not, checked or not."""
     x = encode(cells, mines, learner.inputs)
     one = np.asarray(learner.predict(x))
     views = mean_of_views(np.asarray(learner.predict(symmetric_views(x))), len(x))
-    return {
+    pooled = exchangeable_mean(views, cells)
+    out = {
         "one view": one,
         "views": views,
         "one view, pooled": exchangeable_mean(one, cells),
-        "views, pooled": exchangeable_mean(views, cells),
+        "views, pooled": pooled,
     }
+    for deduce in ("rules", "cases"):
+        learner.deduce = deduce
+        out[f"views, pooled, {deduce}"] = learner.check_before_guess(pooled, cells, mines)
+    return out
 
 
 def main() -> None:
@@ -48,9 +55,11 @@ def main() -> None:
     parser.add_argument("--model", default="default")
     parser.add_argument("--data", default="runs/data/expert")
     parser.add_argument("--positions", type=int, default=12000, help="0: every held-out one")
+    parser.add_argument("--all", action="store_true", help="every game's positions, not 1 in 10")
     args = parser.parse_args()
     learner = LearnerPlayer(args.model, symmetric=False)
-    val = max(load([args.data]), key=len).split()[1]
+    data = max(load([args.data]), key=len)
+    val = data if args.all else data.split()[1]
     if args.positions:
         val = val.take(np.arange(min(args.positions, len(val))))
     regret: dict[str, list[float]] = {}
@@ -82,6 +91,7 @@ def main() -> None:
                 "mean_regret": float(np.mean(r)),
                 "regret_above_0.005": float(np.mean(np.array(r) > 0.005)),
                 "certain_safe_found": found.get(name, 0) / max(with_safe, 1),
+                "certain_safe_missed": int(with_safe - found.get(name, 0)),
             }
             for name, r in regret.items()
         ],

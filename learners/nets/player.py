@@ -14,6 +14,12 @@ minimum by a fifth, docs/learners.md). Covered cells next to the same revealed n
 exchangeable, so ``learner`` gives each such set its mean prediction; equal predictions then
 go to ``csp-minprob``'s tie-break (fewest neighbours), which a net's noisy outputs never
 reached before. Together they closed most of v3's gap to the exact player.
+
+Before a guess (no cell predicted below ``safe_below``), ``learner`` checks itself the way a
+person does: the sound rules of :mod:`mscsp.deduce` (propagation, subset and overlap rules,
+mine counting; by default also one assumption per group) settle cells the net left open, and
+a proven cell gets its exact value, 0 or 1. The net never learned the mine total at this
+size, so end games were where it missed certain cells (docs/learners.md).
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mscsp.board import COVERED, neighbour_counts
-from mscsp.errors import InvalidInputError
+from mscsp.board import COVERED, Board, neighbour_counts
+from mscsp.deadline import Deadline
+from mscsp.deduce import deduce as deduce_cells
+from mscsp.errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from mscsp.players.base import Cell, Player
 
 from ..artefacts import DEFAULT_MODEL, model_path
@@ -32,6 +40,12 @@ from .data import encode
 
 #: Predicted probability under which a cell counts as safe and is revealed without a re-think.
 SAFE_BELOW = 0.02
+#: What ``learner`` checks before a guess: nothing, the rules of :mod:`mscsp.deduce`, or the
+#: rules with one assumption per group.
+DEDUCE_CHOICES = ("none", "rules", "cases")
+#: Seconds the check may take per position (an expert one takes at most about 0.05): on a
+#: huge board the assumptions stop there, and rules that do not finish leave the net's answer.
+CHECK_SECONDS = 1.0
 
 
 def symmetric_views(x: np.ndarray) -> np.ndarray:
@@ -136,9 +150,13 @@ class LearnerPlayer(Player):
         symmetric: Average each prediction over the board's symmetric views (4 or 8 forward
             passes in one batch: about 2.7x the time per expert game); ``None``: the
             class's :attr:`SYMMETRIC`.
+        deduce: What to check before a guess (:data:`DEDUCE_CHOICES`): ``"rules"`` proves
+            cells with the rules of :mod:`mscsp.deduce`, ``"cases"`` adds one assumption per
+            group; ``None``: the class's :attr:`DEDUCE`.
 
     Raises:
-        InvalidInputError: ``iterations`` for a model that does not iterate, or below 1.
+        InvalidInputError: ``iterations`` for a model that does not iterate, or below 1; a
+            ``symmetric`` or ``deduce`` value that is not one of its choices.
 
     Attributes:
         predict: Jit-compiled ``encoded batch -> probabilities`` (see
@@ -153,6 +171,8 @@ class LearnerPlayer(Player):
     #: Whether each set of exchangeable cells gets one probability (:func:`exchangeable_mean`).
     #: The seed systems (:class:`LowestCellPlayer`) play as their papers did: neither.
     POOLED: ClassVar[bool] = True
+    #: What the player checks before a guess unless told otherwise (:data:`DEDUCE_CHOICES`).
+    DEDUCE: ClassVar[str] = "cases"
 
     def __init__(
         self,
@@ -160,6 +180,7 @@ class LearnerPlayer(Player):
         safe_below: float = SAFE_BELOW,
         iterations: int | None = None,
         symmetric: bool | None = None,
+        deduce: str | None = None,
     ):
         from .models import config_inputs, set_iterations
         from .train import load_model, make_predict
@@ -174,6 +195,11 @@ class LearnerPlayer(Player):
         if symmetric is not None and not isinstance(symmetric, bool):
             raise InvalidInputError(f"symmetric must be true or false, got {symmetric!r}")
         self.symmetric = self.SYMMETRIC if symmetric is None else symmetric
+        if deduce is not None and deduce not in DEDUCE_CHOICES:
+            raise InvalidInputError(
+                f"deduce must be one of {', '.join(DEDUCE_CHOICES)}, got {deduce!r}"
+            )
+        self.deduce = self.DEDUCE if deduce is None else deduce
 
     def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
         """Predicted mine probabilities for a batch of same-size positions."""
@@ -186,6 +212,37 @@ class LearnerPlayer(Player):
             probs = np.asarray(self.predict(x))
         if self.POOLED:
             probs = exchangeable_mean(probs, np.broadcast_to(cells, probs.shape))
+        if self.deduce != "none":
+            probs = self.check_before_guess(probs, cells, mines)
+        return probs
+
+    def check_before_guess(
+        self, probs: np.ndarray, cells: np.ndarray, mines: np.ndarray | int
+    ) -> np.ndarray:
+        """``probs`` with the cells :func:`mscsp.deduce.deduce` proves set to 0 or 1.
+
+        Only positions where the net would guess (no covered cell below ``safe_below``) are
+        checked: elsewhere the net already has a move, and the check would cost a turn's time
+        for nothing. A position the rules find contradictory keeps the net's answer.
+        """
+        cells = np.broadcast_to(cells, probs.shape)
+        totals = np.broadcast_to(mines, (len(probs),))
+        lowest = np.where(cells == COVERED, probs, np.inf).min(axis=(1, 2))
+        probs = np.array(probs)
+        for k in np.flatnonzero((lowest >= self.safe_below) & np.isfinite(lowest)):
+            board = Board(np.ascontiguousarray(cells[k]), int(totals[k]))
+            try:
+                found = deduce_cells(
+                    board,
+                    cases=self.deduce == "cases",
+                    first_safe=True,
+                    deadline=Deadline(CHECK_SECONDS),
+                )
+            except (InconsistentBoardError, SolverLimitError):
+                continue
+            for value, settled in ((0.0, found.safe), (1.0, found.mines)):
+                if settled:
+                    probs[k][tuple(np.array(settled).T)] = value
         return probs
 
     def probabilities(self, board: Any) -> np.ndarray:
@@ -225,6 +282,7 @@ class LowestCellPlayer(LearnerPlayer):
     perimeter_first: ClassVar[bool] = True
     SYMMETRIC: ClassVar[bool] = False
     POOLED: ClassVar[bool] = False
+    DEDUCE: ClassVar[str] = "none"
 
     def moves_from(self, probs: np.ndarray, cells: np.ndarray) -> list[Cell]:
         """The lowest-probability candidate (none on a board without a covered cell)."""
