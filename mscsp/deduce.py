@@ -187,8 +187,8 @@ def deduce(
         board: The position.
         cases: Also try one assumption per open group: a group that cannot hold a mine
             without a contradiction is safe. Costs one run of the rules per open group.
-        first_safe: With ``cases``, stop the assumptions at the first safe group found
-            (a player about to guess needs one safe cell, not all of them).
+        first_safe: With ``cases``, make no assumption once a group is known safe (a player
+            about to guess needs one safe cell, not all of them).
         deadline: The rules stop with :class:`~mscsp.errors.SolverLimitError` when it has
             passed; the assumptions stop quietly, keeping what they settled.
 
@@ -199,7 +199,7 @@ def deduce(
     """
     rules = _Rules(board, deadline)
     rules.close()
-    if not cases:
+    if not cases or (first_safe and 0 in rules.hi):
         return rules.settled()
     for g in range(len(rules.sizes)):
         if rules.lo[g] > 0 or rules.hi[g] == 0:
