@@ -20,6 +20,8 @@ python -m mscsp learn data --out runs/data/expert-31m --preset expert --games 20
   --seed "$SEED" --workers 2
 PYTHONPATH=$PWD python bench/learner_regret.py --data runs/data/expert-31m --all \
   --positions 0 > "$OUT/regret-expert-fresh.json"
+PYTHONPATH=$PWD python bench/deduce_check.py --data runs/data/expert-31m --every 10 \
+  > "$OUT/deduce-expert-fresh.json"
 D=()
 for d in beginner intermediate expert; do D+=(--data runs/data/$d); done
 python -m mscsp learn eval default "${D[@]}" --games 0 --out "$OUT/accuracy.json" > /dev/null
