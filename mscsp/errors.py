@@ -33,6 +33,13 @@ class InvalidInputError(MscspError, ValueError):
     exit_code = 2
 
 
+class InvalidTypeError(InvalidInputError, TypeError):
+    """An argument of the wrong type (a list where a board is meant, a string for a count).
+
+    Also a :class:`TypeError`, which is what Python code expects to catch for a wrong type.
+    """
+
+
 class InconsistentBoardError(MscspError):
     """The revealed numbers admit no placement of the remaining mines.
 
@@ -64,3 +71,16 @@ class SolverLimitError(MscspError):
     """A backend hit its time limit or solution cap and cannot give an exact answer."""
 
     exit_code = 5
+
+
+class MemoryLimitError(SolverLimitError):
+    """The work needed more memory than its ceiling allows (a worker's or a run's limit)."""
+
+
+class OutputLockedError(MscspError):
+    """Another running process is writing the same output file (the message names it).
+
+    Two writers on one file would mix their records, so the second is refused at once.
+    """
+
+    exit_code = 6
