@@ -15,7 +15,10 @@ from .errors import (  # noqa: E402
     BoardParseError,
     InconsistentBoardError,
     InvalidInputError,
+    InvalidTypeError,
+    MemoryLimitError,
     MscspError,
+    OutputLockedError,
     SolverLimitError,
 )
 from .game import PRESETS, FirstClick, Game  # noqa: E402
@@ -34,7 +37,10 @@ __all__ = [
     "Game",
     "InconsistentBoardError",
     "InvalidInputError",
+    "InvalidTypeError",
+    "MemoryLimitError",
     "MscspError",
+    "OutputLockedError",
     "Solution",
     "SolverLimitError",
     "parse_board",

@@ -20,18 +20,29 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from .errors import BoardParseError, InconsistentBoardError
+from .errors import BoardParseError, InconsistentBoardError, InvalidInputError, InvalidTypeError
+from .validate import check_mines, describe
 
 COVERED = -1
 FLAG = -2
 
+# The int8 codes as the bytes of Board.cells.tobytes(): a flag, a covered cell, the numbers.
+_FLAG_BYTE, _COVERED_BYTE = bytes([FLAG & 0xFF]), bytes([COVERED & 0xFF])
+_NUMBERS = bytes(range(9))
+# Codes every cell may hold: no cell has fewer than 3 neighbours (a corner) unless the
+# board is one cell wide (1 at its ends, none on a 1x1 board).
+_PLAIN = _FLAG_BYTE + _COVERED_BYTE + bytes(range(4))
+_PLAIN_THIN = _FLAG_BYTE + _COVERED_BYTE + bytes(1)
+_UP_TO_5 = _FLAG_BYTE + _COVERED_BYTE + bytes(range(6))
+
 #: Largest board accepted from text or by the engine (cells), and longest side.
 MAX_CELLS = 1_000_000
 MAX_SIDE = 10_000
-_MAX_TEXT = 32 * MAX_CELLS  # characters; generous room for spaces and comments
+MAX_TEXT = 32 * MAX_CELLS  # characters; generous room for spaces and comments
 
 _CELL_CODES = {"?": COVERED, "H": COVERED, "h": COVERED, ".": 0}
 _CELL_CODES.update({flag: FLAG for flag in "Ff*!"})
@@ -40,6 +51,8 @@ _CELL_CODES.update({str(d): d for d in range(9)})
 _IGNORED = "\u200b\ufeff"
 #: Digits a header number may have (a board holds at most MAX_CELLS cells).
 _MAX_DIGITS = 9
+# "\d" also matches other scripts' digits (and int() reads them): such a header is found,
+# then refused by _header_int, as the same digits are refused as cells.
 _HEADER_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 _HEADER_MINES = re.compile(r"^\s*mines\s*=\s*(\d+)\s*$", re.IGNORECASE)
 
@@ -50,11 +63,34 @@ class Board:
 
     Attributes:
         cells: ``int8`` array (rows x cols): ``COVERED``, ``FLAG`` or a revealed number 0-8.
+            Any 2-D array-like of integers is taken and stored as a new ``int8`` array once
+            every value is checked; an ``int8`` array is kept as it is.
         mines: Total number of mines on the board, flagged ones included.
+
+    Raises:
+        InvalidTypeError: ``cells`` is not a 2-D array of integers, or ``mines`` not an
+            integer.
+        InvalidInputError: A shape below 1x1 or over :data:`MAX_CELLS` / :data:`MAX_SIDE`,
+            a value other than a cell code, or ``mines < 0``.
+        InconsistentBoardError: A number above its neighbour count, more flags than mines,
+            or more mines than flags and covered cells (the message names a cell).
     """
 
     cells: np.ndarray
     mines: int
+
+    def __post_init__(self) -> None:
+        # Players, solvers and the game engine make a Board every turn: an int8 array is
+        # checked on its bytes (see _check_cells) and kept: a few microseconds on expert.
+        cells = self.cells
+        if type(cells) is not np.ndarray or cells.dtype != np.int8:
+            cells = _int8_cells(cells)
+            object.__setattr__(self, "cells", cells)
+        mines = self.mines
+        if type(mines) is not int or mines < 0:  # (the common case costs two comparisons)
+            mines = check_mines(mines)
+            object.__setattr__(self, "mines", mines)
+        _check_cells(cells, mines)
 
     @property
     def rows(self) -> int:
@@ -84,6 +120,23 @@ class Board:
         return self.to_text()
 
 
+def check_board(value: Any, name: str = "board") -> Board:
+    """``value`` if it is a :class:`~mscsp.board.Board`; otherwise a hint on how to make one.
+
+    Raises:
+        InvalidTypeError: Anything else (text, an array, ``None``...).
+    """
+    if isinstance(value, Board):
+        return value
+    if isinstance(value, str | bytes | bytearray):
+        hint = ": parse it with mscsp.parse_board first"
+    elif isinstance(value, np.ndarray | list | tuple):
+        hint = ": wrap it in mscsp.Board(cells, mines)"
+    else:
+        hint = ""
+    raise InvalidTypeError(f"{name} must be a mscsp.Board, got {describe(value)}{hint}")
+
+
 def format_board(board: Board, header: bool = True) -> str:
     """Returns the text form of ``board``: a ``WxHxM`` header line, then one line per row."""
     symbols = {COVERED: "?", FLAG: "F", 0: "."}
@@ -91,6 +144,79 @@ def format_board(board: Board, header: bool = True) -> str:
     for row in board.cells.tolist():
         lines.append("".join(symbols.get(v, str(v)) for v in row))
     return "\n".join(lines) + "\n"
+
+
+def _int8_cells(cells: Any) -> np.ndarray:
+    """A new ``int8`` array of ``cells`` (an array-like of integers), once every value is a
+    cell code: a value such as 300 is refused, never wrapped."""
+    try:
+        array = np.asarray(cells)
+    except (TypeError, ValueError, OverflowError):  # ragged lists, objects numpy refuses
+        array = None
+    if array is None or array.dtype.kind not in "iu":
+        shown = describe(cells) if array is None else f"{describe(cells)} (dtype {array.dtype})"
+        raise InvalidTypeError(f"cells must be a 2-D array of integers, got {shown}")
+    _check_shape(array.shape)
+    if array.min() < FLAG or array.max() > 8:
+        _refuse_codes(array)
+    return array.astype(np.int8)
+
+
+def _check_shape(shape: tuple[int, ...]) -> None:
+    rows, cols = shape if len(shape) == 2 else (0, 0)
+    if 0 < rows <= MAX_SIDE and 0 < cols <= MAX_SIDE and rows * cols <= MAX_CELLS:
+        return
+    if rows < 1 or cols < 1:
+        raise InvalidInputError(f"cells must be a 2-D array of at least 1x1, got shape {shape}")
+    raise InvalidInputError(
+        f"board {rows}x{cols} too large (limit {MAX_CELLS} cells, {MAX_SIDE} a side)"
+    )
+
+
+def _refuse_codes(cells: np.ndarray) -> None:
+    r, c = (int(v) for v in np.argwhere((cells < FLAG) | (cells > 8))[0])
+    raise InvalidInputError(
+        f"cells[{r}, {c}] is {int(cells[r, c])}: not a cell code (-2 flag, -1 covered, "
+        "0-8 revealed number)"
+    )
+
+
+def _check_cells(cells: np.ndarray, mines: int) -> None:
+    """Checks an ``int8`` board: shape, cell codes, numbers, flags and mines.
+
+    Raises:
+        InvalidInputError: A bad shape or a value that is no cell code.
+        InconsistentBoardError: A number above its neighbour count, more flags than mines,
+            or more mines than flags and covered cells.
+    """
+    _check_shape(cells.shape)
+    # Byte strings, not numpy calls: each of these costs well under a microsecond on an
+    # expert board, where a numpy call costs one or two.
+    data = cells.tobytes()
+    rows, cols = cells.shape
+    thin = rows == 1 or cols == 1
+    rest = data.translate(None, _PLAIN_THIN if thin else _PLAIN)
+    if rest:  # a number some cell cannot hold, or no cell code at all
+        if rest.translate(None, _NUMBERS):
+            _refuse_codes(cells)
+        if thin or not _border_fits(data, cols):
+            _check_numbers(cells)
+    flags, covered = data.count(_FLAG_BYTE), data.count(_COVERED_BYTE)
+    if flags > mines:
+        raise InconsistentBoardError(f"{flags} flags but only {mines} mines", _first(cells == FLAG))
+    if mines - flags > covered:
+        raise InconsistentBoardError(
+            f"{mines} mines but only {flags} flags and {covered} covered cells to hold them",
+            _first(cells == COVERED) or _first(cells == FLAG) or (0, 0),
+        )
+
+
+def _border_fits(data: bytes, cols: int) -> bool:
+    """Whether the border of a board at least 2x2 (its bytes, row-major) holds no number
+    above its neighbours: 3 in a corner, 5 along an edge; inside cells have 8."""
+    edges = data[:cols] + data[-cols:] + data[::cols] + data[cols - 1 :: cols]
+    corners = bytes((data[0], data[cols - 1], data[-cols], data[-1]))
+    return not edges.translate(None, _UP_TO_5) and not corners.translate(None, _PLAIN)
 
 
 @lru_cache(maxsize=64)
@@ -126,25 +252,31 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
 
     Args:
         text: The board text (``str``, or ``bytes`` in UTF-8).
-        mines: Total mine count, used when the text has no header. If both are given they
-            must agree.
+        mines: Total mine count (an integer >= 0), used when the text has no header. If
+            both are given they must agree.
 
     Returns:
         The parsed :class:`Board`.
 
     Raises:
+        InvalidTypeError: ``text`` is not text, or ``mines`` not an integer.
+        InvalidInputError: ``mines`` is negative.
         BoardParseError: On malformed text; the message names the line and column.
         InconsistentBoardError: The text is a board no mine layout fits (more flags than
             mines, a number above its neighbour count...); the message names a cell.
     """
+    if not isinstance(text, str | bytes | bytearray):
+        raise InvalidTypeError(f"text must be a str or bytes, got {describe(text)}")
+    if mines is not None:
+        mines = check_mines(mines)
     if isinstance(text, bytes | bytearray):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BoardParseError(f"input is not UTF-8 text (byte {exc.start})") from None
     text = text.removeprefix("\ufeff")
-    if len(text) > _MAX_TEXT:
-        raise BoardParseError(f"input too large ({len(text)} characters; limit {_MAX_TEXT})")
+    if len(text) > MAX_TEXT:
+        raise BoardParseError(f"input too large ({len(text)} characters; limit {MAX_TEXT})")
     if "\x00" in text:
         raise BoardParseError("input looks like binary data (contains NUL bytes)")
 
@@ -193,21 +325,10 @@ def parse_board(text: str | bytes, mines: int | None = None) -> Board:
         raise BoardParseError(
             "missing mine count: add a header line 'WxHxM' or 'mines=M', or pass --mines"
         )
-    if total < 0:
-        raise BoardParseError(f"mine count must be non-negative, got {total}")
 
     cells = np.array(rows, dtype=np.int8)
     _check_numbers(cells, row_lines)
-    flags = int(np.count_nonzero(cells == FLAG))
-    covered = int(np.count_nonzero(cells == COVERED))
-    if flags > total:
-        raise InconsistentBoardError(f"{flags} flags but only {total} mines", _first(cells == FLAG))
-    if total - flags > covered:
-        raise InconsistentBoardError(
-            f"{total} mines but only {flags} flags and {covered} covered cells to hold them",
-            _first(cells == COVERED) or _first(cells == FLAG) or (0, 0),
-        )
-    return Board(cells, int(total))
+    return Board(cells, total)
 
 
 def _first(mask: np.ndarray) -> tuple[int, int] | None:
@@ -216,6 +337,8 @@ def _first(mask: np.ndarray) -> tuple[int, int] | None:
 
 
 def _header_int(digits: str, lineno: int) -> int:
+    if not digits.isascii():
+        raise BoardParseError(f"header number {digits!r}: digits must be ASCII 0-9", lineno)
     # int() of thousands of digits is slow and then refused by Python; no board needs them.
     if len(digits) > _MAX_DIGITS:
         raise BoardParseError(
@@ -248,11 +371,13 @@ def _parse_row(line: str, lineno: int) -> list[int]:
     return row
 
 
-def _check_numbers(cells: np.ndarray, row_lines: list[int]) -> None:
+def _check_numbers(cells: np.ndarray, row_lines: list[int] | None = None) -> None:
+    """Refuses a number above its neighbour count, naming the cell (and its text line)."""
     too_big = cells > neighbour_counts(*cells.shape)
-    if too_big.any():
+    if np.count_nonzero(too_big):  # (a quarter of the time of too_big.any())
         r, c = (int(v) for v in np.argwhere(too_big)[0])
         n = int(neighbour_counts(*cells.shape)[r, c])
+        where = "" if row_lines is None else f"line {row_lines[r]}: "
         raise InconsistentBoardError(
-            f"line {row_lines[r]}: the {int(cells[r, c])} exceeds its {n} neighbours", (r, c)
+            f"{where}the {int(cells[r, c])} exceeds its {n} neighbours", (r, c)
         )

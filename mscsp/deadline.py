@@ -1,10 +1,22 @@
-"""A time budget shared by every stage of one solve (building, reducing, counting, combining)."""
+"""A time budget shared by every stage of one solve (building, reducing, counting, combining).
+
+While a solve counts, its deadline is *applied* (:meth:`Deadline.applied`): every backend
+reads it through :func:`current` and stops there, so each component gets only what is left
+of the solve's time, whatever wrappers (caches, the web API's) sit between the solve and
+the backend. It is a context variable: each thread, and each task, sees its own.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from .errors import SolverLimitError
+
+#: The deadline of the solve counting in this context (``None``: none applied).
+_APPLIED: ContextVar[Deadline | None] = ContextVar("mscsp_deadline", default=None)
 
 
 class Deadline:
@@ -18,6 +30,10 @@ class Deadline:
         self.seconds = seconds
         self.end = None if seconds is None else time.perf_counter() + seconds
 
+    def remaining(self) -> float | None:
+        """Seconds left, never below 0 (``None``: no limit)."""
+        return None if self.end is None else max(self.end - time.perf_counter(), 0.0)
+
     def check(self) -> None:
         """Raises if the budget is spent.
 
@@ -26,3 +42,24 @@ class Deadline:
         """
         if self.end is not None and time.perf_counter() > self.end:
             raise SolverLimitError(f"the solve hit its time limit of {self.seconds} s")
+
+    @contextmanager
+    def applied(self) -> Iterator[Deadline]:
+        """Makes this the deadline backends stop at (see :func:`current`) inside the block.
+
+        Within an already applied deadline that ends sooner, that one stays: a solve inside
+        another never outlives it.
+        """
+        outer = _APPLIED.get()
+        bounded = outer is not None and outer.end is not None
+        keep = outer is not None and (self.end is None or (bounded and outer.end < self.end))
+        token = _APPLIED.set(outer if keep else self)
+        try:
+            yield _APPLIED.get()
+        finally:
+            _APPLIED.reset(token)
+
+
+def current() -> Deadline | None:
+    """The deadline applied by the solve in progress in this context, if any."""
+    return _APPLIED.get()

@@ -24,13 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from .board import COVERED, FLAG, Board
+from .board import COVERED, FLAG, Board, check_board
 from .deadline import Deadline
-from .errors import InvalidInputError
+from .errors import InvalidInputError, InvalidTypeError
 from .probabilities import Solution
 from .solver import solve
+from .validate import check_pair, check_text, check_time_limit, describe
 
 Cell = tuple[int, int]
+
+#: What a certain cell is.
+_VALUES = ("safe", "mine")
 
 #: Rows of numbers (still-needed mines, in order along a line) with a common name.
 PATTERNS = {
@@ -214,8 +218,13 @@ def explain_cell(
     ``position`` is the board's numbers, when explaining several cells of one board.
 
     Raises:
-        InvalidInputError: The cell is not forced to ``value`` by the board.
+        InvalidTypeError: ``board`` is not a Board, or ``cell`` not a pair of integers.
+        InvalidInputError: ``cell`` is off the board, ``value`` neither ``"safe"`` nor
+            ``"mine"``, or the cell is not forced to ``value`` by the board.
     """
+    cell = check_pair(check_board(board).shape, cell)
+    if value not in _VALUES:
+        raise InvalidInputError(f"value must be 'safe' or 'mine', got {describe(value)}")
     pos = position or _Position(board)
     linked = pos.linked(cell)
     # Most cells are forced by numbers close by: try the numbers within distance 2, 3, ...
@@ -341,8 +350,15 @@ def explain_certain(
         time_limit: Seconds for the whole call (:class:`~mscsp.errors.SolverLimitError`).
 
     Raises:
-        InvalidInputError: A cell of ``cells`` is not certain.
+        InvalidTypeError: ``board`` is not a Board, or a cell not a pair of integers.
+        InvalidInputError: A cell of ``cells`` is off the board or not certain.
     """
+    check_board(board)
+    check_time_limit(time_limit)
+    if cells is not None:
+        cells = [check_pair(board.shape, cell) for cell in _cell_list(cells)]
+    if solution is not None:
+        _check_solution(solution)
     deadline = Deadline(time_limit)
     solution = solution or solve(board, time_limit=time_limit)
     certain = {c: "safe" for c in solution.safe} | {c: "mine" for c in solution.mines}
@@ -364,7 +380,13 @@ def explain_probability(solution: Solution, cell: Cell) -> dict[str, Any]:
         layouts consistent with the board) and ``mine_layouts`` (those with a mine on the
         cell), ``component`` (for a frontier cell: its local ``layouts`` ignoring the total,
         how many put a mine on the cell, and the cells of the component) and ``steps``.
+
+    Raises:
+        InvalidTypeError: ``solution`` is not a Solution, or ``cell`` not a pair of integers.
+        InvalidInputError: ``cell`` is off the board or not covered.
     """
+    _check_solution(solution)
+    cell = check_pair(solution.board.shape, cell)
     exact = solution.exact.get(cell)
     if exact is None:
         raise InvalidInputError(f"cell {cell[0]},{cell[1]} is not covered")
@@ -428,8 +450,11 @@ def parse_cells(specs: tuple[str, ...] | list[str], board: Board) -> list[Cell] 
     """Cells named ``"R,C"`` (``None`` for ``"all"``: every certain cell), checked on ``board``.
 
     Raises:
+        InvalidTypeError: ``specs`` is not a list of strings, or ``board`` not a Board.
         InvalidInputError: A malformed spec, a cell off the board or not covered.
     """
+    check_board(board)
+    specs = [check_text(spec, "cell") for spec in _cell_list(specs)]
     if "all" in specs:
         return None
     cells = []
@@ -457,13 +482,33 @@ def explain(
         solution: Its exact solution.
         cells: The cells to explain, or ``None`` for every certain cell.
         time_limit: Seconds for the whole call.
+
+    Raises:
+        InvalidTypeError: An argument of the wrong type.
+        InvalidInputError: A cell off the board or not covered.
     """
+    check_board(board)
+    _check_solution(solution)
+    if cells is not None:
+        cells = [check_pair(board.shape, cell) for cell in _cell_list(cells)]
     certain = set(solution.safe) | set(solution.mines)
     if cells is None:
         return [e.to_json() for e in explain_certain(board, None, solution, time_limit)]
     sure = [c for c in cells if c in certain]
     found = {e.cell: e.to_json() for e in explain_certain(board, sure, solution, time_limit)}
     return [found[c] if c in found else explain_probability(solution, c) for c in cells]
+
+
+def _check_solution(solution: Any) -> None:
+    if not isinstance(solution, Solution):
+        raise InvalidTypeError(f"solution must be a mscsp.Solution, got {describe(solution)}")
+
+
+def _cell_list(cells: Any) -> list:
+    """``cells`` (a list or tuple of cells) as a list; anything else is refused."""
+    if not isinstance(cells, list | tuple):
+        raise InvalidTypeError(f"cells must be a list of cells, got {describe(cells)}")
+    return list(cells)
 
 
 def _mine_total_shares(

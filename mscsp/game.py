@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from .board import COVERED, FLAG, MAX_CELLS, Board, neighbour_sum
-from .errors import InvalidInputError
+from .errors import InvalidInputError, InvalidTypeError
+from .validate import check_cell, check_int, describe
 
 #: Named presets as (rows, cols, mines). Expert is 16 rows of 30 columns.
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -46,8 +47,9 @@ class BoardSpec:
 
     @classmethod
     def from_preset(cls, name: str) -> BoardSpec:
-        if name not in PRESETS:
-            raise InvalidInputError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+        if not isinstance(name, str) or name not in PRESETS:
+            shown = repr(name) if isinstance(name, str) else describe(name)
+            raise InvalidInputError(f"unknown preset {shown}; choose from {', '.join(PRESETS)}")
         return cls(*PRESETS[name])
 
 
@@ -64,6 +66,7 @@ def first_move(
         rng: Generator used by ``"random"``.
 
     Raises:
+        InvalidTypeError: A cell of a type other than a pair of integers.
         InvalidInputError: For an unknown policy or a cell off the board.
     """
     if policy == "corner":
@@ -75,16 +78,22 @@ def first_move(
         return int(rng.integers(rows)), int(rng.integers(cols))
     if isinstance(policy, str):
         try:
+            # ASCII digits only, as on boards: int() also reads other scripts' digits.
+            if not policy.isascii():
+                raise ValueError(policy)
             r, c = (int(v) for v in policy.split(","))
         except ValueError:
             raise InvalidInputError(
                 f"first move {policy!r}: expected corner, center, random or 'row,col'"
             ) from None
-    else:
+    elif isinstance(policy, tuple | list) and len(policy) == 2:
         r, c = policy
-    if not (0 <= r < rows and 0 <= c < cols):
-        raise InvalidInputError(f"first move ({r}, {c}) is off the {rows}x{cols} board")
-    return int(r), int(c)
+    else:
+        raise InvalidTypeError(
+            f"first move must be corner, center, random or a (row, col) pair, "
+            f"got {describe(policy)}"
+        )
+    return check_cell((rows, cols), r, c, "first move")
 
 
 class Game:
@@ -100,6 +109,11 @@ class Game:
         seed: Seed (or Generator) for mine placement.
         first_click: A :class:`FirstClick` rule.
         layout: Optional fixed mine mask (rows x cols, bool); then no placement happens.
+
+    Raises:
+        InvalidTypeError: A size, mine count, seed or layout of the wrong type.
+        InvalidInputError: A board below 1x1 or too large, mines that do not fit, an unknown
+            first-click rule, or a layout of another size or mine count.
     """
 
     def __init__(
@@ -112,15 +126,17 @@ class Game:
         first_click: FirstClick | str = FirstClick.SAFE,
         layout: np.ndarray | None = None,
     ):
+        rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+        mines = check_int(mines, "mines")
         if rows < 1 or cols < 1:
             raise InvalidInputError(f"board must be at least 1x1, got {rows}x{cols}")
         if rows * cols > MAX_CELLS:
             raise InvalidInputError(f"board {rows}x{cols} too large (limit {MAX_CELLS} cells)")
         try:
             self.first_click = FirstClick(first_click)
-        except ValueError:
+        except (TypeError, ValueError):
             raise InvalidInputError(
-                f"unknown first-click rule {first_click!r}; choose from "
+                f"unknown first-click rule {describe(first_click)}; choose from "
                 + ", ".join(f.value for f in FirstClick)
             ) from None
         reserved = {
@@ -128,13 +144,19 @@ class Game:
             FirstClick.OPENING: min(rows, 3) * min(cols, 3),
             FirstClick.ANY: 0,
         }[self.first_click]
-        if not 0 <= mines <= rows * cols - reserved:
+        if mines > rows * cols - reserved:
             raise InvalidInputError(
                 f"{mines} mines do not fit a {rows}x{cols} board with first click "
                 f"'{self.first_click}' (at most {rows * cols - reserved})"
             )
         self.rows, self.cols, self.mines = rows, cols, mines
-        self.rng = np.random.default_rng(seed)
+        try:
+            self.rng = np.random.default_rng(seed)
+        except (TypeError, ValueError) as exc:  # (a wrong type, or a negative integer)
+            error = InvalidTypeError if isinstance(exc, TypeError) else InvalidInputError
+            raise error(
+                f"seed must be None, an integer >= 0 or a numpy Generator, got {describe(seed)}"
+            ) from None
         self.view = np.full((rows, cols), COVERED, dtype=np.int8)
         self.state = GameState.PLAYING
         self.moves: list[tuple[str, int, int]] = []
@@ -145,7 +167,7 @@ class Game:
         self._zero_labels: np.ndarray | None = None
         self._zero_slices: list | None = None
         if layout is not None:
-            self._set_layout(np.asarray(layout, dtype=bool))
+            self._set_layout(_mine_mask(layout))
 
     @classmethod
     def from_preset(cls, name: str, **kwargs: Any) -> Game:
@@ -185,19 +207,23 @@ class Game:
         mine[chosen] = True
         self._set_layout(mine.reshape(self.rows, self.cols))
 
-    def _check_cell(self, r: int, c: int) -> None:
-        if not (0 <= r < self.rows and 0 <= c < self.cols):
-            raise InvalidInputError(f"cell ({r}, {c}) is off the {self.rows}x{self.cols} board")
+    def _check_cell(self, r: int, c: int) -> tuple[int, int]:
+        r, c = check_cell((self.rows, self.cols), r, c)
         if self.over:
             raise InvalidInputError(f"the game is over ({self.state})")
+        return r, c
 
     def reveal(self, r: int, c: int) -> int:
         """Uncovers a cell; a zero opens its whole zero region (iteratively).
 
         Returns:
             The number of cells newly uncovered, or -1 if the cell held a mine.
+
+        Raises:
+            InvalidTypeError: ``r`` or ``c`` is not an integer.
+            InvalidInputError: The cell is off the board, or the game is over.
         """
-        self._check_cell(r, c)
+        r, c = self._check_cell(r, c)
         if self.view[r, c] != COVERED:
             return 0
         if self.mine is None:
@@ -238,9 +264,19 @@ class Game:
         return int(new.sum())
 
     def flag(self, r: int, c: int) -> None:
-        """Toggles a flag on a covered cell (flags are the player's marks, never checked)."""
-        self._check_cell(r, c)
+        """Toggles a flag on a covered cell (flags are the player's marks, never checked
+        against the mines, but there are no more of them than mines: the position would be
+        no :class:`~mscsp.board.Board`).
+
+        Raises:
+            InvalidTypeError: ``r`` or ``c`` is not an integer.
+            InvalidInputError: The cell is off the board, the game is over, or every flag
+                is placed already.
+        """
+        r, c = self._check_cell(r, c)
         if self.view[r, c] == COVERED:
+            if np.count_nonzero(self.view == FLAG) >= self.mines:
+                raise InvalidInputError(f"no flag left: {self.mines} flags are placed already")
             self.view[r, c] = FLAG
         elif self.view[r, c] == FLAG:
             self.view[r, c] = COVERED
@@ -264,17 +300,72 @@ class Game:
         return json.dumps(self.to_dict())
 
     @classmethod
-    def replay(cls, record: dict[str, Any] | str) -> Game:
-        """Rebuilds a game from :meth:`to_dict` output by replaying its moves."""
-        if isinstance(record, str):
-            record = json.loads(record)
-        rows, cols = record["rows"], record["cols"]
-        layout = None
-        if record["layout"] or record["mines"] == 0:
-            layout = np.zeros(rows * cols, dtype=bool)
-            layout[record["layout"]] = True
-            layout = layout.reshape(rows, cols)
-        game = cls(rows, cols, record["mines"], first_click=record["first_click"], layout=layout)
-        for kind, r, c in record["moves"]:
+    def replay(cls, record: dict[str, Any] | str | bytes) -> Game:
+        """Rebuilds a game from :meth:`to_dict` output (or its JSON) by replaying its moves.
+
+        Raises:
+            InvalidTypeError: ``record`` is neither a dict nor JSON text of one.
+            InvalidInputError: Text that is not JSON, a missing or malformed field (the
+                message names it), or a move the game refuses.
+        """
+        if isinstance(record, str | bytes | bytearray):
+            try:
+                record = json.loads(record)
+            except (ValueError, RecursionError) as exc:  # (JSONDecodeError is a ValueError)
+                raise InvalidInputError(f"game record is not JSON: {exc}") from None
+        if not isinstance(record, dict):
+            raise InvalidTypeError(f"game record must be a dict, got {describe(record)}")
+        missing = [key for key in _RECORD_KEYS if key not in record]
+        if missing:
+            raise InvalidInputError(f"game record has no {', '.join(map(repr, missing))}")
+        game = cls(
+            record["rows"], record["cols"], record["mines"], first_click=record["first_click"]
+        )
+        layout, moves = record["layout"], record["moves"]
+        if not isinstance(layout, list) or not isinstance(moves, list):
+            raise InvalidTypeError(
+                f"game record's 'layout' and 'moves' must be lists, got "
+                f"{describe(layout)} and {describe(moves)}"
+            )
+        if layout or game.mines == 0:  # (no layout yet: mines are placed at the first reveal)
+            game._set_layout(_mask_of(layout, game.rows, game.cols))
+        for move in moves:
+            if not (isinstance(move, list | tuple) and len(move) == 3) or move[0] not in _MOVES:
+                raise InvalidInputError(
+                    f"game record's move {describe(move)}: expected ['reveal' or 'flag', row, col]"
+                )
+            kind, r, c = move
             (game.reveal if kind == "reveal" else game.flag)(r, c)
         return game
+
+
+#: The fields of a game record (:meth:`Game.to_dict`) that replaying needs, and its moves.
+_RECORD_KEYS = ("rows", "cols", "mines", "first_click", "layout", "moves")
+_MOVES = ("reveal", "flag")
+
+
+def _mine_mask(layout: Any) -> np.ndarray:
+    """A mine mask (array-like of bools or 0/1) as a bool array; its shape is checked by
+    :meth:`Game._set_layout`."""
+    try:
+        array = np.asarray(layout) if isinstance(layout, np.ndarray | list | tuple) else None
+    except ValueError:  # ragged rows
+        array = None
+    if array is None or array.dtype.kind not in "biu":
+        raise InvalidTypeError(f"layout must be an array of bools, got {describe(layout)}")
+    if array.size and not np.isin(array, (0, 1)).all():
+        raise InvalidInputError("layout must hold only bools (or 0 and 1)")
+    return array.astype(bool)
+
+
+def _mask_of(indices: list, rows: int, cols: int) -> np.ndarray:
+    """The mine mask of a record's layout: the flat indices of its mines, all distinct."""
+    if not all(type(i) is int for i in indices):
+        raise InvalidTypeError("game record's 'layout' must be a list of cell indices (ints)")
+    if len(set(indices)) != len(indices) or not all(0 <= i < rows * cols for i in indices):
+        raise InvalidInputError(
+            f"game record's 'layout' must hold distinct cell indices 0 to {rows * cols - 1}"
+        )
+    mask = np.zeros(rows * cols, dtype=bool)
+    mask[indices] = True
+    return mask.reshape(rows, cols)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, first_move
+from .outlock import output_lock
 from .players import Player, get_player, player_factory
 
 EXECUTORS = ("process", "ray")
@@ -484,24 +485,29 @@ def run(
     Raises:
         InvalidInputError: Bad settings, a log that does not match ``config``, or an existing
             log given neither ``resume`` nor ``new_log``.
+        OutputLockedError: Another process is writing ``log`` (:mod:`mscsp.outlock`).
         BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
     check_executor(executor)
     if games < 0 or workers < 1:
         raise InvalidInputError("games must be >= 0 and workers >= 1")
     config.validate()
-    get_player(config.strategy, **config.options)  # fail fast on a bad spec, in this process
-    run_log = RunLog(log) if log is not None else None
-    done = _open_log(run_log, config, games, resume=resume, new_log=new_log)
-    todo = [i for i in range(games) if i not in done]
-    size = batch_size or max(1, min(250, math.ceil(len(todo) / (10 * workers))))
-    batches = [todo[k : k + size] for k in range(0, len(todo), size)]
-    tally = Tally(r for i, r in done.items() if i < games)
-    jobs = [(config, b) for b in batches]
-    for batch in parallel_map(_play_batch_args, jobs, workers, executor):
-        if run_log is not None:
-            run_log.append(batch)
-        tally.add(batch)
-        if on_batch is not None:
-            on_batch(batch, tally.summary())
-    return tally.summary()
+    # Held until the last batch is logged, and taken before the log is read or truncated:
+    # a second run on the same log is refused before it writes a byte. Only this process
+    # writes the log (workers return their batches), so they need no lock of their own.
+    with output_lock(log, "play log"):
+        get_player(config.strategy, **config.options)  # fail fast on a bad spec, here
+        run_log = RunLog(log) if log is not None else None
+        done = _open_log(run_log, config, games, resume=resume, new_log=new_log)
+        todo = [i for i in range(games) if i not in done]
+        size = batch_size or max(1, min(250, math.ceil(len(todo) / (10 * workers))))
+        batches = [todo[k : k + size] for k in range(0, len(todo), size)]
+        tally = Tally(r for i, r in done.items() if i < games)
+        jobs = [(config, b) for b in batches]
+        for batch in parallel_map(_play_batch_args, jobs, workers, executor):
+            if run_log is not None:
+                run_log.append(batch)
+            tally.add(batch)
+            if on_batch is not None:
+                on_batch(batch, tally.summary())
+        return tally.summary()

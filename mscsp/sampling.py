@@ -32,12 +32,13 @@ from itertools import accumulate
 import numpy as np
 
 from .backends.mdd import Mdd, compile_mdd
-from .board import FLAG, Board
+from .board import FLAG, Board, check_board
 from .constraints import Component, build_system
 from .deadline import Deadline
-from .errors import InconsistentBoardError, InvalidInputError
+from .errors import InconsistentBoardError
 from .probabilities import free_ways, multiply
 from .reduce import reduce_system
+from .validate import check_int, check_time_limit
 
 
 @dataclass(frozen=True)
@@ -172,12 +173,14 @@ def sample_layouts(
         time_limit: Seconds for the whole call (``None``: no limit).
 
     Raises:
-        InvalidInputError: ``samples`` is not a positive integer.
+        InvalidTypeError: ``board`` is not a Board, or an argument not a number.
+        InvalidInputError: ``samples`` below 1, ``seed`` or ``time_limit`` below 0.
         InconsistentBoardError: No layout satisfies the board.
         SolverLimitError: The time limit was hit.
     """
-    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-        raise InvalidInputError(f"samples must be an integer >= 1, got {samples!r}")
+    check_board(board)
+    samples, seed = check_int(samples, "samples", minimum=1), check_int(seed, "seed")
+    check_time_limit(time_limit)
     deadline = Deadline(time_limit)
     system = build_system(board, deadline)
     reduction = reduce_system(system, deadline)

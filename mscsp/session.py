@@ -26,12 +26,13 @@ import numpy as np
 
 from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
-from .board import COVERED, FLAG, Board, neighbour_sum
+from .board import COVERED, FLAG, Board, check_board, neighbour_sum
 from .constraints import Cell, Component, ComponentCount, System, frontier_groups
-from .errors import InconsistentBoardError, InvalidInputError
+from .errors import InconsistentBoardError, InvalidInputError, format_cell
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
 from .solver import CountCache, kernel_solves
+from .validate import check_int, check_pair
 
 #: The 8 neighbour directions, row-major.
 _OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
@@ -95,7 +96,12 @@ class MineMemory:
         self.version += 1
 
     def sync(self, board: Board) -> None:
-        """Brings the memory up to ``board`` (see the class description)."""
+        """Brings the memory up to ``board`` (see the class description).
+
+        Raises:
+            InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
+        """
+        check_board(board)
         cells = board.cells.reshape(-1).astype(np.int8, copy=False)
         data = cells.tobytes()
         if board.mines != self._total or board.cells.shape != self.shape:
@@ -223,9 +229,16 @@ class MineMemory:
         return Board(np.where(self.known(board), FLAG, board.cells).astype(np.int8), board.mines)
 
     def add(self, cells: list[Cell]) -> None:
-        """Remembers ``cells`` as mines (cells of the board last given)."""
+        """Remembers ``cells`` as mines (cells of the board last given).
+
+        Raises:
+            InvalidInputError: No board was given yet, or a cell is off it.
+            InvalidTypeError: A cell is not a pair of integers.
+        """
+        if not self.shape:
+            raise InvalidInputError("no board yet: give the session a board first")
         cols = self.shape[1]
-        for r, c in cells:
+        for r, c in (check_pair(self.shape, cell) for cell in cells):
             i = r * cols + c
             if not self._mine[i]:
                 self._add_mine(i)
@@ -359,13 +372,18 @@ class GameSession(MineMemory):
         Raises:
             InconsistentBoardError: No mine layout shows ``value`` there (or ``cell`` is a
                 proven mine).
-            ValueError: ``cell`` is not covered.
+            InvalidTypeError: ``cell`` or ``value`` of the wrong type.
+            InvalidInputError: ``cell`` is off the board or not covered, or ``value`` is no
+                number 0-8.
         """
         self.sync(board)
+        cell = check_pair(self.shape, cell)
+        if check_int(value, "value") > 8:
+            raise InvalidInputError(f"value must be a number 0-8, got {value}")
         self._settle()
         i = cell[0] * self.shape[1] + cell[1]
         if self._code[i] != COVERED:
-            raise ValueError(f"{cell} is not covered")
+            raise InvalidInputError(f"cell {format_cell(cell)} is not covered")
         if self._mine[i]:
             raise InconsistentBoardError("a proven mine cannot show a number", cell)
         cells = self._flagged_cells()
@@ -541,7 +559,11 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     Regions come sorted, in order of their first cell (row-major). Array code: the
     touching cells are labelled at once, and only the few numbers that see two labels
     join them.
+
+    Raises:
+        InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
     """
+    check_board(board)
     from scipy import ndimage  # (as the game engine: loaded on first use)
 
     cells = board.cells

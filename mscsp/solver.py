@@ -24,12 +24,13 @@ from collections import OrderedDict
 from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .backends.dss import DssBackend
-from .board import Board
+from .board import Board, check_board
 from .constraints import SMALL_BOARD, Component, ComponentCount, build_system
 from .deadline import Deadline
-from .errors import SolverLimitError
+from .errors import InvalidTypeError, SolverLimitError
 from .probabilities import Solution, combine
 from .reduce import reduce_system
+from .validate import check_int, describe
 
 
 def kernel_solves(counter: Backend, board: Board) -> bool:
@@ -60,11 +61,15 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
         A :class:`~mscsp.probabilities.Solution`.
 
     Raises:
+        InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board` (the message says
+            how to make one), or ``backend`` neither a name nor a backend.
+        InvalidInputError: An unknown backend or option, or a bad option value.
         InconsistentBoardError: The numbers admit no placement of the mines.
         BackendUnavailableError: The backend's optional package is missing.
         SolverLimitError: The time limit or a backend's limit was hit, or the position
             needs more memory than there is.
     """
+    check_board(board)
     counter = get_backend(backend, **options)
     # Small boards for the default counter go through one compiled kernel (numba): there
     # the stages below cost a few hundred interpreted
@@ -81,9 +86,12 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
         system = build_system(board, deadline)
         reduction = reduce_system(system, deadline)
         counts = []
-        for component in reduction.components:
-            deadline.check()
-            counts.append(counter.count(component))
+        # Applied, the solve's deadline bounds each count too: a component gets only what
+        # is left of the solve's time, not a time limit of its own.
+        with deadline.applied():
+            for component in reduction.components:
+                deadline.check()
+                counts.append(counter.count(component))
         return combine(board, system, reduction, counts, deadline)
     except MemoryError:
         raise SolverLimitError("the position needs more memory than this machine has") from None
@@ -103,6 +111,10 @@ class CountCache(Backend):
         inner: The backend that counts what the cache has not seen.
         maxsize: Components kept.
 
+    Raises:
+        InvalidTypeError: ``inner`` is not a backend, or ``maxsize`` not an integer.
+        InvalidInputError: ``maxsize`` is negative.
+
     Example:
         >>> counter = CountCache(get_backend("dss"))
         >>> # solve(board, counter) for each position of a game
@@ -111,6 +123,9 @@ class CountCache(Backend):
     name = "cached"
 
     def __init__(self, inner: Backend, maxsize: int = 8192):
+        if not isinstance(inner, Backend):
+            raise InvalidTypeError(f"inner must be a mscsp.backends.Backend, got {describe(inner)}")
+        maxsize = check_int(maxsize, "maxsize")
         super().__init__(time_limit=inner.time_limit, max_solutions=inner.max_solutions)
         self.inner = inner
         self.maxsize = maxsize

@@ -256,15 +256,26 @@ def test_families_widths_and_legend(tmp_path: Path) -> None:
     assert out["by_family"][0]["sat"]["failed"] == 0
 
 
-def test_blow_up_is_a_recorded_timeout() -> None:
-    # Ganak cannot be interrupted inside a count: only killing its worker stops it.
+def test_a_backend_stopped_at_its_limit_is_recorded_as_a_limit() -> None:
+    # Ganak cannot be interrupted inside a count: it counts in a child killed at the limit.
     if not GanakBackend.supported():
         pytest.skip("pyganak not installed")
     boards = [parse_board("3x1x1\n1?1\n"), lattice(16, 16, 0.4, 0)]
-    result = run_benchmark(boards, ["ganak"], time_limit=0.5, grace=0.2)
+    result = run_benchmark(boards, ["ganak"], time_limit=0.5, grace=0.5)
+    rows = [r for r in result.latencies if r.backend == "ganak"]
+    assert [r.status for r in rows] == ["ok", "limit"]
+    assert result.summary()[1]["limits"] == 1 and result.summary()[1]["timeouts"] == 0
+
+
+def test_a_worker_past_the_bench_wait_is_killed_and_recorded_as_a_timeout() -> None:
+    # The bench's own stop, for a backend that overruns its limit: a grace below zero makes
+    # the bench stop waiting long before ganak's own limit of 5 s.
+    if not GanakBackend.supported():
+        pytest.skip("pyganak not installed")
+    result = run_benchmark([lattice(16, 16, 0.4, 0)], ["ganak"], time_limit=5.0, grace=-4.7)
     statuses = [r.status for r in result.latencies if r.backend == "ganak"]
-    assert statuses == ["ok", "timeout"]
-    timed_out = [c for c in result.components if c.backend == "ganak" and c.position == 1]
+    assert statuses == ["timeout"]
+    timed_out = [c for c in result.components if c.backend == "ganak"]
     assert timed_out and all(c.status == "timeout" and c.seconds is None for c in timed_out)
     assert result.summary()[1]["timeouts"] == 1
 

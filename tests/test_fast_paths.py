@@ -19,7 +19,7 @@ import mscsp
 from mscsp import compiled, constraints
 from mscsp.backends import dss
 from mscsp.backends.brute import BruteBackend
-from mscsp.board import COVERED, FLAG, Board
+from mscsp.board import COVERED, FLAG, Board, neighbour_counts
 from mscsp.brute import brute_force
 from mscsp.constraints import Component, build_system
 from mscsp.errors import InconsistentBoardError
@@ -119,7 +119,16 @@ def _edited_positions(draw, tag: int, mine_shift: int = 0) -> Board:
         st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29), codes), max_size=4)
     ):
         cells[r % rows, c % cols] = code
-    return Board(cells, max(0, mines + draw(st.integers(-mine_shift, mine_shift))))
+    return _fitted(cells, mines + draw(st.integers(-mine_shift, mine_shift)))
+
+
+def _fitted(cells: np.ndarray, mines: int) -> Board:
+    """A Board of ``cells`` and ``mines`` as far as Board takes them: each number at most its
+    neighbour count, the mines between the flags and the flags and covered cells (the
+    numbers may still contradict each other)."""
+    cells = np.where(cells >= 0, np.minimum(cells, neighbour_counts(*cells.shape)), cells)
+    flags, covered = int((cells == FLAG).sum()), int((cells == COVERED).sum())
+    return Board(cells.astype(np.int8), min(max(mines, flags), flags + covered))
 
 
 # (Each example plays a game to draw its position: slow to generate by design.)
@@ -144,7 +153,7 @@ def _random_boards(draw, codes: list[int]) -> Board:
     shape = draw(st.tuples(st.integers(1, 12), st.integers(1, 12)))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     cells = rng.choice(np.array(codes, dtype=np.int8), size=shape)
-    return Board(cells, draw(st.integers(0, 40)))
+    return _fitted(cells, draw(st.integers(0, 40)))
 
 
 @settings(max_examples=300, deadline=None)

@@ -178,6 +178,8 @@ def test_isolated_regions_in_array_code_are_the_graphs():
 
 
 def test_a_cell_code_that_means_nothing_is_refused():
-    board = mscsp.Board(np.array([[1, -5], [-1, -1]], dtype=np.int8), 1)
+    cells = np.array([[1, -1], [-1, -1]], dtype=np.int8)
+    board = mscsp.Board(cells, 1)
+    cells[0, 1] = -5  # changed behind the Board's back, which refuses -5 when it is made
     with pytest.raises(InvalidInputError, match="-5"):
         GameSession().solve(board)

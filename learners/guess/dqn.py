@@ -27,6 +27,7 @@ import numpy as np
 import optax
 from flax import nnx
 
+from mscsp.outlock import output_lock
 from mscsp.players.csp import edge_heuristic
 
 from ..artefacts import Progress, artefact, episode_seed, write_json
@@ -191,37 +192,39 @@ def train(
 
     With ``resume``, an alpha fit already in ``OUT/csp-dqn-alpha.json`` is reused.
     """
-    start = time.perf_counter()
-    Path(out).mkdir(parents=True, exist_ok=True)
-    alpha_path = Path(out) / "csp-dqn-alpha.json"
-    if resume and alpha_path.exists():
-        fitted = json.loads(alpha_path.read_text())
-        theta = np.array(fitted["theta"])
-        log(f"reusing the alpha fit in {alpha_path}")
-    else:
-        theta, table = fit_alpha(seed, alpha_games, log)
-        fitted = {"theta": theta.tolist(), "boards": table, "games_per_alpha": alpha_games}
-        write_json(alpha_path, fitted)
-    log(f"alpha = {theta[0]:.4f} p + {theta[1]:.4f} q + {theta[2]:.4f} ratio + {theta[3]:.4f}")
-    n = games or 400
-    x, y = simulate(EdgePlayer(), theta, n, seed)
-    log(f"csp-dqn: {len(x)} guesses from {n} games, mean return {y.mean():.4f}")
-    model = build(CONFIG, seed=seed)
-    loss = fit(model, _optimizer(model), x, y, mse, epochs=epochs, batch=32, seed=seed)
-    meta = {
-        "system": "csp-dqn",
-        "training": "single-pass",
-        "theta": theta.tolist(),
-        "games": n,
-        "guesses": len(x),
-        "loss": loss,
-        "seed": seed,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    path = Path(out) / FILE
-    save_model(path, model, CONFIG, meta)
-    write_json(path.with_suffix(".json"), meta)
-    return meta
+    # The model file's lock also covers the alpha fit it is trained with.
+    with output_lock(Path(out) / FILE, "csp-dqn model"):
+        start = time.perf_counter()
+        Path(out).mkdir(parents=True, exist_ok=True)
+        alpha_path = Path(out) / "csp-dqn-alpha.json"
+        if resume and alpha_path.exists():
+            fitted = json.loads(alpha_path.read_text())
+            theta = np.array(fitted["theta"])
+            log(f"reusing the alpha fit in {alpha_path}")
+        else:
+            theta, table = fit_alpha(seed, alpha_games, log)
+            fitted = {"theta": theta.tolist(), "boards": table, "games_per_alpha": alpha_games}
+            write_json(alpha_path, fitted)
+        log(f"alpha = {theta[0]:.4f} p + {theta[1]:.4f} q + {theta[2]:.4f} ratio + {theta[3]:.4f}")
+        n = games or 400
+        x, y = simulate(EdgePlayer(), theta, n, seed)
+        log(f"csp-dqn: {len(x)} guesses from {n} games, mean return {y.mean():.4f}")
+        model = build(CONFIG, seed=seed)
+        loss = fit(model, _optimizer(model), x, y, mse, epochs=epochs, batch=32, seed=seed)
+        meta = {
+            "system": "csp-dqn",
+            "training": "single-pass",
+            "theta": theta.tolist(),
+            "games": n,
+            "guesses": len(x),
+            "loss": loss,
+            "seed": seed,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+        path = Path(out) / FILE
+        save_model(path, model, CONFIG, meta)
+        write_json(path.with_suffix(".json"), meta)
+        return meta
 
 
 def train_iter(
@@ -240,27 +243,28 @@ def train_iter(
     episode, and ``resume`` continues from the last one.
     """
     path = Path(out) / ITER_FILE
-    if resume and path.exists():
-        model, _, meta = load_model(path)
-        log(f"resuming {path} at episode {meta['episodes']}")
-    else:
-        model, _, meta = load_model(artefact(Path(out) / FILE, FILE))
-        meta = {**meta, "training": "iterative", "episodes": 0}
-    theta = np.array(meta["theta"])
-    episodes = games or 15
-    progress = Progress("csp-dqn-iter episodes", episodes, every=0)
-    start = time.perf_counter()
-    for episode in range(meta["episodes"], episodes):
-        player = CspDqnPlayer(model, theta)
-        x, y = simulate(player, theta, ITER_GAMES, seed + 1, offset=episode * ITER_GAMES)
-        optimizer = _optimizer(model)
-        loss = fit(model, optimizer, x, y, mse, epochs=epochs, batch=8, seed=episode)
-        meta = {**meta, "system": "csp-dqn-iter", "episodes": episode + 1, "loss": loss}
-        save_model(path, model, CONFIG, meta)
-        progress.update(episode + 1, f"{len(x)} guesses, loss {loss:.5f}")
-    meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
-    write_json(path.with_suffix(".json"), meta)
-    return meta
+    with output_lock(path, "csp-dqn-iter model"):
+        if resume and path.exists():
+            model, _, meta = load_model(path)
+            log(f"resuming {path} at episode {meta['episodes']}")
+        else:
+            model, _, meta = load_model(artefact(Path(out) / FILE, FILE))
+            meta = {**meta, "training": "iterative", "episodes": 0}
+        theta = np.array(meta["theta"])
+        episodes = games or 15
+        progress = Progress("csp-dqn-iter episodes", episodes, every=0)
+        start = time.perf_counter()
+        for episode in range(meta["episodes"], episodes):
+            player = CspDqnPlayer(model, theta)
+            x, y = simulate(player, theta, ITER_GAMES, seed + 1, offset=episode * ITER_GAMES)
+            optimizer = _optimizer(model)
+            loss = fit(model, optimizer, x, y, mse, epochs=epochs, batch=8, seed=episode)
+            meta = {**meta, "system": "csp-dqn-iter", "episodes": episode + 1, "loss": loss}
+            save_model(path, model, CONFIG, meta)
+            progress.update(episode + 1, f"{len(x)} guesses, loss {loss:.5f}")
+        meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
+        write_json(path.with_suffix(".json"), meta)
+        return meta
 
 
 def _load(weights: str | None, default: str, backend: str) -> CspDqnPlayer:

@@ -17,6 +17,8 @@ import numpy as np
 import optax
 from flax import nnx, serialization
 
+from mscsp.outlock import output_lock
+
 from ..artefacts import Progress, artefact, write_atomic, write_json
 from ..nets.models import build
 from ..nets.train import load_model, save_model
@@ -55,36 +57,46 @@ def train(
     """Runs Algorithm 4 for ``games`` episodes (default 30; the paper 100) of 10 games each."""
     episodes = games or 30
     path = Path(out) / FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state_path = path.with_name(path.name + ".state")
-    model = build(CONFIG, seed=seed)
-    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
-    done, rows, start = 0, 0, time.perf_counter()
-    if resume and state_path.exists():
-        model, _, meta = load_model(path)
+    with output_lock(path, "csp-nn-iter model"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        state_path = path.with_name(path.name + ".state")
+        model = build(CONFIG, seed=seed)
         optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
-        opt_state = nnx.state(optimizer)
-        nnx.replace_by_pure_dict(opt_state, serialization.msgpack_restore(state_path.read_bytes()))
-        nnx.update(optimizer, opt_state)
-        done, rows = meta["episodes"], meta["rows"]
-        log(f"resuming {path} at episode {done}")
-    progress = Progress("csp-nn-iter episodes", episodes, every=0)
-    meta = {}
-    for episode in range(done, episodes):
-        player = CspNnIterPlayer(model)
-        x, y = classification_rows(player, BATCH_GAMES, seed, offset=episode * BATCH_GAMES)
-        loss = fit(
-            model, optimizer, x, y.astype(np.float32), bce, epochs=epochs, batch=32, seed=episode
-        )
-        rows += len(x)
-        meta = {"system": "csp-nn-iter", "episodes": episode + 1, "rows": rows, "seed": seed}
-        save_model(path, model, CONFIG, meta)
-        opt_state = nnx.to_pure_dict(nnx.state(optimizer))
-        write_atomic(state_path, serialization.msgpack_serialize(opt_state))
-        progress.update(episode + 1, f"{len(x)} rows, loss {loss:.4f}")
-    meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
-    write_json(path.with_suffix(".json"), meta)
-    return json.loads(json.dumps(meta))
+        done, rows, start = 0, 0, time.perf_counter()
+        if resume and state_path.exists():
+            model, _, meta = load_model(path)
+            optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+            opt_state = nnx.state(optimizer)
+            nnx.replace_by_pure_dict(
+                opt_state, serialization.msgpack_restore(state_path.read_bytes())
+            )
+            nnx.update(optimizer, opt_state)
+            done, rows = meta["episodes"], meta["rows"]
+            log(f"resuming {path} at episode {done}")
+        progress = Progress("csp-nn-iter episodes", episodes, every=0)
+        meta = {}
+        for episode in range(done, episodes):
+            player = CspNnIterPlayer(model)
+            x, y = classification_rows(player, BATCH_GAMES, seed, offset=episode * BATCH_GAMES)
+            loss = fit(
+                model,
+                optimizer,
+                x,
+                y.astype(np.float32),
+                bce,
+                epochs=epochs,
+                batch=32,
+                seed=episode,
+            )
+            rows += len(x)
+            meta = {"system": "csp-nn-iter", "episodes": episode + 1, "rows": rows, "seed": seed}
+            save_model(path, model, CONFIG, meta)
+            opt_state = nnx.to_pure_dict(nnx.state(optimizer))
+            write_atomic(state_path, serialization.msgpack_serialize(opt_state))
+            progress.update(episode + 1, f"{len(x)} rows, loss {loss:.4f}")
+        meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
+        write_json(path.with_suffix(".json"), meta)
+        return json.loads(json.dumps(meta))
 
 
 def make_player(weights: str | None = None, backend: str = "dss") -> CspNnIterPlayer:

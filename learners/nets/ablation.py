@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 
 RESULT_FILE = "ablation.json"
 LABELS = ("exact", "mines")
@@ -61,6 +62,7 @@ def run_ablation(cfg: AblationConfig, log=print) -> list[dict[str, Any]]:
 
     Raises:
         InvalidInputError: ``OUT`` holds an ablation of other settings, or a run does.
+        OutputLockedError: Another process is writing ``OUT`` (:mod:`mscsp.outlock`).
     """
     from .data import _write_json
     from .evaluate import play_lockstep
@@ -68,51 +70,57 @@ def run_ablation(cfg: AblationConfig, log=print) -> list[dict[str, Any]]:
     from .train import TrainConfig, restore_model, save_model, train
 
     out = Path(cfg.out)
-    settings = asdict(cfg) | {"data": [str(d) for d in cfg.data]}
-    result = out / RESULT_FILE
-    rows: list[dict[str, Any]] = []
-    if result.exists():
-        saved = json.loads(result.read_text())
-        if saved["settings"] != settings:
-            raise InvalidInputError(
-                f"{out} holds an ablation of other settings ({saved['settings']}); "
-                "use another --out"
+    # Before ablation.json is read: a second run on OUT is refused first.
+    with output_lock(out, "ablation directory"):
+        settings = asdict(cfg) | {"data": [str(d) for d in cfg.data]}
+        result = out / RESULT_FILE
+        rows: list[dict[str, Any]] = []
+        if result.exists():
+            saved = json.loads(result.read_text())
+            if saved["settings"] != settings:
+                raise InvalidInputError(
+                    f"{out} holds an ablation of other settings ({saved['settings']}); "
+                    "use another --out"
+                )
+            rows = saved["rows"]
+        keep = curve_steps(cfg.steps, cfg.points)
+        for labels in LABELS:
+            run = out / labels
+            train_cfg = TrainConfig(
+                model=cfg.model,
+                data=list(cfg.data),
+                out=str(run),
+                labels=labels,
+                steps=cfg.steps,
+                batch=cfg.batch,
+                lr=cfg.lr,
+                eval_every=cfg.eval_every,
+                seed=cfg.seed,
+                keep_steps=keep,
             )
-        rows = saved["rows"]
-    keep = curve_steps(cfg.steps, cfg.points)
-    for labels in LABELS:
-        run = out / labels
-        train_cfg = TrainConfig(
-            model=cfg.model,
-            data=list(cfg.data),
-            out=str(run),
-            labels=labels,
-            steps=cfg.steps,
-            batch=cfg.batch,
-            lr=cfg.lr,
-            eval_every=cfg.eval_every,
-            seed=cfg.seed,
-            keep_steps=keep,
-        )
-        log(f"ablation: {labels} labels")
-        train(train_cfg, log=log)
-        for step in keep:
-            if any(r["labels"] == labels and r["step"] == step for r in rows):
-                continue
-            model, config = restore_model(run, step)
-            path = run / f"step-{step}.msgpack"
-            save_model(path, model, config, {"labels": labels, "step": step})
-            games = play_lockstep(LearnerPlayer(str(path), symmetric=False), cfg.preset, cfg.games)
-            rows.append({"labels": labels, "step": step, "positions": step * cfg.batch, **games})
-            log(
-                f"{labels} step {step}: {games['wins']}/{games['games']} won "
-                f"({100 * games['win_rate']:.1f} %)"
-            )
-            _write_json(result, {"settings": settings, "rows": rows})
-    rows.sort(key=lambda r: (LABELS.index(r["labels"]), r["step"]))
-    _write_json(result, {"settings": settings, "rows": rows})
-    plot_ablation(rows, cfg, out / "ablation.png")
-    return rows
+            log(f"ablation: {labels} labels")
+            train(train_cfg, log=log)
+            for step in keep:
+                if any(r["labels"] == labels and r["step"] == step for r in rows):
+                    continue
+                model, config = restore_model(run, step)
+                path = run / f"step-{step}.msgpack"
+                save_model(path, model, config, {"labels": labels, "step": step})
+                games = play_lockstep(
+                    LearnerPlayer(str(path), symmetric=False), cfg.preset, cfg.games
+                )
+                rows.append(
+                    {"labels": labels, "step": step, "positions": step * cfg.batch, **games}
+                )
+                log(
+                    f"{labels} step {step}: {games['wins']}/{games['games']} won "
+                    f"({100 * games['win_rate']:.1f} %)"
+                )
+                _write_json(result, {"settings": settings, "rows": rows})
+        rows.sort(key=lambda r: (LABELS.index(r["labels"]), r["step"]))
+        _write_json(result, {"settings": settings, "rows": rows})
+        plot_ablation(rows, cfg, out / "ablation.png")
+        return rows
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -27,6 +27,7 @@ import numpy as np
 
 from mscsp.errors import InvalidInputError
 from mscsp.harness import check_executor, parallel_map
+from mscsp.outlock import output_lock
 
 from .channels import OFF_BOARD, extra_inputs
 
@@ -295,6 +296,7 @@ def generate(
 
     Raises:
         InvalidInputError: The directory holds data of other settings, or an unknown executor.
+        OutputLockedError: Another process is writing ``out_dir`` (:mod:`mscsp.outlock`).
         BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
     import click
@@ -303,27 +305,29 @@ def generate(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{out} is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(spec, games_per_shard, seed, policy)
-    _check_settings(out, settings)
-    _write_json(out / DATA_FILE, settings)
-    for stale in out.glob(".*.tmp.npz"):  # left by an interrupted write
-        stale.unlink()
-    jobs = []
-    for k, start in enumerate(range(0, games, games_per_shard)):
-        path = out / shard_name(k)
-        seeds = list(range(seed + start, seed + min(start + games_per_shard, games)))
-        jobs.append((path, seeds))
-    # A shard is done when it holds exactly its games; a shorter last shard from a run with
-    # fewer games is played again in full.
-    todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
-    workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
-    sink = sys.stderr if progress else io.StringIO()
-    jobs_todo = [(spec, s, str(p), backend, policy) for p, s in todo]
-    with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
-        for _ in parallel_map(_make_shard_args, jobs_todo, workers, executor):
-            bar.update(1)
-    return [p for p, _ in jobs]
+    # Held by this process while its workers write the shards: they never lock.
+    with output_lock(out, "data directory"):
+        out.mkdir(parents=True, exist_ok=True)
+        settings = _settings(spec, games_per_shard, seed, policy)
+        _check_settings(out, settings)
+        _write_json(out / DATA_FILE, settings)
+        for stale in out.glob(".*.tmp.npz"):  # left by an interrupted write
+            stale.unlink()
+        jobs = []
+        for k, start in enumerate(range(0, games, games_per_shard)):
+            path = out / shard_name(k)
+            seeds = list(range(seed + start, seed + min(start + games_per_shard, games)))
+            jobs.append((path, seeds))
+        # A shard is done when it holds exactly its games; a shorter last shard from a run with
+        # fewer games is played again in full.
+        todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
+        workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
+        sink = sys.stderr if progress else io.StringIO()
+        jobs_todo = [(spec, s, str(p), backend, policy) for p, s in todo]
+        with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
+            for _ in parallel_map(_make_shard_args, jobs_todo, workers, executor):
+                bar.update(1)
+        return [p for p, _ in jobs]
 
 
 def _make_shard_args(args: tuple[GenSpec, list[int], str, str, GamePolicy | None]) -> int:

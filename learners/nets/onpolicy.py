@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 
 from ..artefacts import model_path
 from ..registry import SYSTEMS, get_system, player_factory
@@ -313,65 +314,68 @@ def run_rounds(
     Raises:
         InvalidInputError: Settings that differ from the run directory's, a bad checkpoint,
             or missing base data.
+        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.outlock`).
     """
     from .train import MODEL_FILE, TrainConfig, train
 
-    _check_run(cfg)
-    for d in cfg.base:
-        if not directory_totals(d)["shards"]:
-            raise InvalidInputError(f"--data {d} holds no shards")
-    name, system, cells = round_rule(cfg.init)
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json(out / SETTINGS_FILE, cfg.settings())
-    policy_path = cfg.init
-    data_dirs = list(cfg.base)
-    rows = []
-    for k in range(1, cfg.rounds + 1):
-        here = cfg.round_dir(k)
-        policy = policy_record(
-            policy_path,
-            beta=cfg.beta_of(k),
-            round_=k,
-            seed=cfg.seed,
-            weight_boost=cfg.weight_boost,
-            system=system,
-        )
-        log(
-            f"round {k}/{cfg.rounds}: {cfg.games} games by {policy['checkpoint']} "
-            f"(beta {policy['beta']:g})"
-        )
-        generate(
-            here / "data",
-            cfg.spec,
-            cfg.games,
-            games_per_shard=cfg.games_per_shard,
-            seed=cfg.seed + k * ROUND_SEED_STRIDE,
-            workers=workers,
-            backend=cfg.backend,
-            progress=progress,
-            policy=LearnerPolicy(policy),
-            executor=executor,
-        )
-        data_dirs.append(str(here / "data"))
-        train_cfg = TrainConfig(
-            model=name,
-            data=data_dirs.copy(),
-            out=str(here / "model"),
-            steps=cfg.steps,
-            batch=cfg.batch,
-            lr=cfg.lr,
-            cells=cells,
-            eval_every=cfg.eval_every,
-            seed=cfg.seed,
-            init=policy_path,
-            workers=workers or 1,  # the extra inputs (not a result setting)
-        )
-        train(train_cfg, resume=True, log=log)
-        policy_path = str(here / "model" / MODEL_FILE)
-        rows.append(_round_row(cfg, k, policy, log))
-    _write_rounds(out, rows)
-    return rows
+    # Before the directory's settings are read: a second run on it is refused first.
+    with output_lock(cfg.out, "rounds directory"):
+        _check_run(cfg)
+        for d in cfg.base:
+            if not directory_totals(d)["shards"]:
+                raise InvalidInputError(f"--data {d} holds no shards")
+        name, system, cells = round_rule(cfg.init)
+        out = Path(cfg.out)
+        out.mkdir(parents=True, exist_ok=True)
+        _write_json(out / SETTINGS_FILE, cfg.settings())
+        policy_path = cfg.init
+        data_dirs = list(cfg.base)
+        rows = []
+        for k in range(1, cfg.rounds + 1):
+            here = cfg.round_dir(k)
+            policy = policy_record(
+                policy_path,
+                beta=cfg.beta_of(k),
+                round_=k,
+                seed=cfg.seed,
+                weight_boost=cfg.weight_boost,
+                system=system,
+            )
+            log(
+                f"round {k}/{cfg.rounds}: {cfg.games} games by {policy['checkpoint']} "
+                f"(beta {policy['beta']:g})"
+            )
+            generate(
+                here / "data",
+                cfg.spec,
+                cfg.games,
+                games_per_shard=cfg.games_per_shard,
+                seed=cfg.seed + k * ROUND_SEED_STRIDE,
+                workers=workers,
+                backend=cfg.backend,
+                progress=progress,
+                policy=LearnerPolicy(policy),
+                executor=executor,
+            )
+            data_dirs.append(str(here / "data"))
+            train_cfg = TrainConfig(
+                model=name,
+                data=data_dirs.copy(),
+                out=str(here / "model"),
+                steps=cfg.steps,
+                batch=cfg.batch,
+                lr=cfg.lr,
+                cells=cells,
+                eval_every=cfg.eval_every,
+                seed=cfg.seed,
+                init=policy_path,
+                workers=workers or 1,  # the extra inputs (not a result setting)
+            )
+            train(train_cfg, resume=True, log=log)
+            policy_path = str(here / "model" / MODEL_FILE)
+            rows.append(_round_row(cfg, k, policy, log))
+        _write_rounds(out, rows)
+        return rows
 
 
 def _round_row(cfg: DaggerConfig, k: int, policy: dict[str, Any], log) -> dict[str, Any]:

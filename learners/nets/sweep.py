@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 
 RESULT_FILE = "sweep.json"
 
@@ -39,6 +40,7 @@ def run_sweep(
 
     Raises:
         InvalidInputError: An unknown config, or a run directory of other settings.
+        OutputLockedError: Another process is writing ``out`` (:mod:`mscsp.outlock`).
     """
     from .evaluate import evaluate_checkpoint
     from .models import CONFIGS, build, config_inputs, count_params, receptive_radius
@@ -49,53 +51,54 @@ def run_sweep(
     if unknown:
         raise InvalidInputError(f"unknown configs {unknown}; choose from {', '.join(CONFIGS)}")
     out = Path(out)
-    rows = []
-    for name in configs:
-        run = out / name
-        log(f"sweep: {name}")
-        cfg = TrainConfig(
-            model=name,
-            data=list(data),
-            out=str(run),
-            steps=steps,
-            batch=batch,
-            lr=lr,
-            eval_every=eval_every,
-            seed=seed,
-        )
-        train(cfg, resume=True, log=log)
-        key = {
-            "sha256": checkpoint_digest(run / MODEL_FILE),
-            "presets": list(presets),
-            "games": games,
-        }
-        cached = run / RESULT_FILE
-        report = None
-        if cached.exists():
-            saved = json.loads(cached.read_text())
-            report = saved["report"] if saved.get("key") == key else None
-        if report is None:
-            report = evaluate_checkpoint(
-                str(run), data_dirs=list(data), presets=list(presets), games=games
+    with output_lock(out, "sweep directory"):
+        rows = []
+        for name in configs:
+            run = out / name
+            log(f"sweep: {name}")
+            cfg = TrainConfig(
+                model=name,
+                data=list(data),
+                out=str(run),
+                steps=steps,
+                batch=batch,
+                lr=lr,
+                eval_every=eval_every,
+                seed=seed,
             )
-            cached.write_text(json.dumps({"key": key, "report": report}, indent=1) + "\n")
-            report = json.loads(json.dumps(report))  # as a rerun reads it from the cache
-        rows.append(
-            {
-                "config": name,
-                "params": count_params(build(name)),
-                "receptive_radius": receptive_radius(name),
-                "inputs": list(config_inputs(name)),
-                "steps": steps,
-                "accuracy": report["accuracy"],
-                "games": report["games"],
+            train(cfg, resume=True, log=log)
+            key = {
+                "sha256": checkpoint_digest(run / MODEL_FILE),
+                "presets": list(presets),
+                "games": games,
             }
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "sweep.json").write_text(json.dumps(rows, indent=1) + "\n")
-    (out / "sweep.md").write_text(table(rows))
-    plot_curves({name: out / name / "metrics.jsonl" for name in configs}, out / "curves.png")
-    return rows
+            cached = run / RESULT_FILE
+            report = None
+            if cached.exists():
+                saved = json.loads(cached.read_text())
+                report = saved["report"] if saved.get("key") == key else None
+            if report is None:
+                report = evaluate_checkpoint(
+                    str(run), data_dirs=list(data), presets=list(presets), games=games
+                )
+                cached.write_text(json.dumps({"key": key, "report": report}, indent=1) + "\n")
+                report = json.loads(json.dumps(report))  # as a rerun reads it from the cache
+            rows.append(
+                {
+                    "config": name,
+                    "params": count_params(build(name)),
+                    "receptive_radius": receptive_radius(name),
+                    "inputs": list(config_inputs(name)),
+                    "steps": steps,
+                    "accuracy": report["accuracy"],
+                    "games": report["games"],
+                }
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sweep.json").write_text(json.dumps(rows, indent=1) + "\n")
+        (out / "sweep.md").write_text(table(rows))
+        plot_curves({name: out / name / "metrics.jsonl" for name in configs}, out / "curves.png")
+        return rows
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 
 from ..artefacts import write_json
 
@@ -106,6 +107,8 @@ def train_recipe(
 
     Raises:
         InvalidInputError: An unknown override, or a board the model cannot take.
+        OutputLockedError: Another process is training ``recipe`` into ``out``
+            (:mod:`mscsp.outlock`).
     """
     from .data import GenSpec, directory_totals, generate
     from .models import CONFIGS
@@ -137,41 +140,50 @@ def train_recipe(
         )
     games = games or recipe.games
     work = Path(out) / f"{recipe.name}-work"
-    start = time.perf_counter()
-    spec = GenSpec(rows, cols, mines, first_click=recipe.first_click, first_move=recipe.first_move)
-    generate(work / "data", spec, games, seed=seed, workers=workers)
-    cfg = TrainConfig(
-        model=recipe.name, data=[str(work / "data")], out=str(work / "run"), seed=seed, **settings
-    )
-    model = run_training(cfg, resume=resume, log=log) / "model.msgpack"
-    seen = settings["steps"] * settings["batch"]
-    played = 0
-    if rounds["rounds"]:
-        if not resume:
-            shutil.rmtree(work / "rounds", ignore_errors=True)
-        model, played = _run_rounds(spec, work, model, rounds, settings, seed, workers, log)
-        seen += rounds["rounds"] * rounds["round_steps"] * settings["batch"]
-    target = Path(out) / recipe.file
-    shutil.copyfile(model, target)
-    meta = {
-        "system": recipe.name,
-        "board": [rows, cols, mines],
-        "games": games,
-        "first_click": recipe.first_click,
-        "first_move": recipe.first_move,
-        "positions": directory_totals(work / "data")["positions"],
-        "positions_seen": seen,
-        **settings,
-        **rounds,
-        "round_positions": played,
-        "seed": seed,
-        # A resumed run's seconds are this run's only, not those of the work it resumed.
-        "resumed": resume,
-        "seconds": round(time.perf_counter() - start, 1),
-        "load": [round(v, 2) for v in os.getloadavg()],
-    }
-    write_json(target.with_suffix(".json"), meta)
-    return meta
+    # One run per system and OUT (its data, run, rounds and artefact), taken before the data:
+    # other systems may train into the same OUT beside it.
+    with output_lock(work, f"{recipe.name} work directory"):
+        start = time.perf_counter()
+        spec = GenSpec(
+            rows, cols, mines, first_click=recipe.first_click, first_move=recipe.first_move
+        )
+        generate(work / "data", spec, games, seed=seed, workers=workers)
+        cfg = TrainConfig(
+            model=recipe.name,
+            data=[str(work / "data")],
+            out=str(work / "run"),
+            seed=seed,
+            **settings,
+        )
+        model = run_training(cfg, resume=resume, log=log) / "model.msgpack"
+        seen = settings["steps"] * settings["batch"]
+        played = 0
+        if rounds["rounds"]:
+            if not resume:
+                shutil.rmtree(work / "rounds", ignore_errors=True)
+            model, played = _run_rounds(spec, work, model, rounds, settings, seed, workers, log)
+            seen += rounds["rounds"] * rounds["round_steps"] * settings["batch"]
+        target = Path(out) / recipe.file
+        shutil.copyfile(model, target)
+        meta = {
+            "system": recipe.name,
+            "board": [rows, cols, mines],
+            "games": games,
+            "first_click": recipe.first_click,
+            "first_move": recipe.first_move,
+            "positions": directory_totals(work / "data")["positions"],
+            "positions_seen": seen,
+            **settings,
+            **rounds,
+            "round_positions": played,
+            "seed": seed,
+            # A resumed run's seconds are this run's only, not those of the work it resumed.
+            "resumed": resume,
+            "seconds": round(time.perf_counter() - start, 1),
+            "load": [round(v, 2) for v in os.getloadavg()],
+        }
+        write_json(target.with_suffix(".json"), meta)
+        return meta
 
 
 def _run_rounds(

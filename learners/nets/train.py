@@ -29,6 +29,7 @@ import optax
 from flax import nnx, serialization
 
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 
 from ..artefacts import model_path
 from ..classic.data import perimeter
@@ -503,6 +504,7 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     Raises:
         InvalidInputError: Unknown model, labels or cells, no data, or a saved run with other
             settings.
+        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.outlock`).
     """
     if cfg.model not in CONFIGS:
         raise InvalidInputError(f"unknown model {cfg.model!r}; choose from {', '.join(CONFIGS)}")
@@ -513,6 +515,13 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     out = Path(cfg.out)
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"{out} is not a directory")
+    # Before the saved run is read and the data loaded: a second writer is refused first.
+    with output_lock(out, "run directory"):
+        return _train(cfg, out, resume, log)
+
+
+def _train(cfg: TrainConfig, out: Path, resume: bool, log) -> Path:
+    """:func:`train`'s work, under the run directory's lock."""
     saved = saved_run(out) if resume else None
     if saved is not None:
         check_resume(cfg, saved)

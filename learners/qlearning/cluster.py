@@ -24,6 +24,7 @@ import numpy as np
 
 from mscsp import Board
 from mscsp.board import COVERED
+from mscsp.outlock import output_lock
 from mscsp.players.base import Cell, Player
 
 from ..artefacts import Progress, artefact, episode_seed, write_json
@@ -119,31 +120,32 @@ def train(
     rows, cols, mines = tuple(board) if board else BOARD
     episodes = games or 20_000
     path = Path(out) / FILE
-    table, done, wins = ClusterTable(), 0, 0
-    if resume and path.exists():
-        table, meta = ClusterTable.load(path)
-        done, wins = meta["episodes"], meta["training_wins"]
-        log(f"resuming {path} at episode {done}")
-    env = MinesweeperEnv(rows, cols, mines)
-    progress = Progress("q-cluster", episodes)
-    start = time.perf_counter()
-    meta = {}
-    for i in range(done, episodes):
-        wins += run_episode(env, table, epsilon(i), episode_seed(seed, i))
-        progress.update(i + 1, f"{len(table.q)} clusters, {wins} training wins")
-        if (i + 1) % checkpoint_every == 0 or i + 1 == episodes:
-            meta = {
-                "system": "q-cluster",
-                "board": [rows, cols, mines],
-                "episodes": i + 1,
-                "training_wins": wins,
-                "clusters": len(table.q),
-                "seed": seed,
-            }
-            table.save(path, meta)
-    meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
-    write_json(path.with_suffix(".json"), meta)
-    return meta
+    with output_lock(path, "q-cluster table"):
+        table, done, wins = ClusterTable(), 0, 0
+        if resume and path.exists():
+            table, meta = ClusterTable.load(path)
+            done, wins = meta["episodes"], meta["training_wins"]
+            log(f"resuming {path} at episode {done}")
+        env = MinesweeperEnv(rows, cols, mines)
+        progress = Progress("q-cluster", episodes)
+        start = time.perf_counter()
+        meta = {}
+        for i in range(done, episodes):
+            wins += run_episode(env, table, epsilon(i), episode_seed(seed, i))
+            progress.update(i + 1, f"{len(table.q)} clusters, {wins} training wins")
+            if (i + 1) % checkpoint_every == 0 or i + 1 == episodes:
+                meta = {
+                    "system": "q-cluster",
+                    "board": [rows, cols, mines],
+                    "episodes": i + 1,
+                    "training_wins": wins,
+                    "clusters": len(table.q),
+                    "seed": seed,
+                }
+                table.save(path, meta)
+        meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
+        write_json(path.with_suffix(".json"), meta)
+        return meta
 
 
 class QClusterPlayer(Player):

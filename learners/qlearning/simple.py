@@ -22,6 +22,7 @@ import numpy as np
 from mscsp import Board
 from mscsp.board import COVERED
 from mscsp.errors import InvalidInputError
+from mscsp.outlock import output_lock
 from mscsp.players.base import Cell, Player
 
 from ..artefacts import Progress, artefact, episode_seed, shipped, write_json
@@ -132,32 +133,33 @@ def train(
     results = {}
     for rows, cols, mines in [tuple(board)] if board else BOARDS:
         path = Path(out) / file_name(rows, cols, mines, algorithm)
-        table, done, wins = SimpleTable(rows * cols), 0, 0
-        if resume and path.exists():
-            table, meta = SimpleTable.load(path)
-            done, wins = meta["episodes"], meta["training_wins"]
-            log(f"resuming {path} at episode {done}")
-        env = MinesweeperEnv(rows, cols, mines)
-        progress = Progress(f"q-simple {rows}x{cols}/{mines}", episodes)
-        start = time.perf_counter()
-        meta = {}
-        for i in range(done, episodes):
-            wins += run_episode(env, table, algorithm, episode_seed(seed, i))
-            progress.update(i + 1, f"{len(table.values)} states")
-            if (i + 1) % checkpoint_every == 0 or i + 1 == episodes:
-                meta = {
-                    "system": "q-simple",
-                    "algorithm": algorithm,
-                    "board": [rows, cols, mines],
-                    "episodes": i + 1,
-                    "training_wins": wins,
-                    "states": len(table.values),
-                    "seed": seed,
-                }
-                table.save(path, meta)
-        meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
-        write_json(path.with_suffix(".json"), meta)
-        results[path.name] = meta
+        with output_lock(path, "q-simple table"):
+            table, done, wins = SimpleTable(rows * cols), 0, 0
+            if resume and path.exists():
+                table, meta = SimpleTable.load(path)
+                done, wins = meta["episodes"], meta["training_wins"]
+                log(f"resuming {path} at episode {done}")
+            env = MinesweeperEnv(rows, cols, mines)
+            progress = Progress(f"q-simple {rows}x{cols}/{mines}", episodes)
+            start = time.perf_counter()
+            meta = {}
+            for i in range(done, episodes):
+                wins += run_episode(env, table, algorithm, episode_seed(seed, i))
+                progress.update(i + 1, f"{len(table.values)} states")
+                if (i + 1) % checkpoint_every == 0 or i + 1 == episodes:
+                    meta = {
+                        "system": "q-simple",
+                        "algorithm": algorithm,
+                        "board": [rows, cols, mines],
+                        "episodes": i + 1,
+                        "training_wins": wins,
+                        "states": len(table.values),
+                        "seed": seed,
+                    }
+                    table.save(path, meta)
+            meta["seconds_this_run"] = round(time.perf_counter() - start, 1)
+            write_json(path.with_suffix(".json"), meta)
+            results[path.name] = meta
     return results
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, InvalidTypeError
+from ..validate import describe
 from .approxmc import ApproxmcBackend
 from .base import Backend
 from .brute import BruteBackend
@@ -42,11 +43,16 @@ def get_backend(spec: str | Backend = DEFAULT_BACKEND, **kwargs: Any) -> Backend
     The part after ``:`` is passed to the backend as its ``solver`` option.
 
     Raises:
+        InvalidTypeError: ``spec`` is neither a name nor a :class:`Backend`.
         InvalidInputError: Unknown backend name (the message lists the valid ones).
         BackendUnavailableError: The backend's optional package is missing.
     """
     if isinstance(spec, Backend):
         return spec
+    if not isinstance(spec, str):
+        raise InvalidTypeError(
+            f"backend must be a backend name or a mscsp.backends.Backend, got {describe(spec)}"
+        )
     name, _, sub = spec.partition(":")
     cls = BACKENDS.get(name)
     if cls is None:

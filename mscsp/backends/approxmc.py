@@ -24,14 +24,15 @@ from ..errors import InvalidInputError
 from .base import Backend
 from .cnf import cell_cnf
 from .decision import decide_by_search
-from .ganak import quiet_stdout
+from .isolated import run_native
 
 #: Default option values.
 DEFAULTS: dict[str, float] = {"epsilon": 0.8, "delta": 0.2, "samples": 300, "seed": 1}
 
 
 class ApproxmcBackend(Backend):
-    """ApproxMC per mine total, UniGen samples for the per-group split (approximate)."""
+    """ApproxMC per mine total, UniGen samples for the per-group split (approximate); with a
+    time limit, in a child process killed at it (see :mod:`~mscsp.backends.isolated`)."""
 
     name = "approxmc"
     extra = "approx"
@@ -53,39 +54,43 @@ class ApproxmcBackend(Backend):
         self.samples, self.seed = int(values["samples"]), int(values["seed"])
 
     def count(self, component: Component) -> ComponentCount:
-        from pyapproxmc import Counter
-        from pysat.card import CardEnc, EncType
-        from pyunigen import Sampler
+        options = (self.epsilon, self.delta, self.samples, self.seed)
+        return run_native(
+            approx_counts, component, *options, end=self._deadline(), on_limit=self._limit_error
+        )
 
-        from .sat import SatBackend
 
-        deadline = self._deadline()
-        n = component.n_cells
-        clauses, top, first = cell_cnf(component)
-        cells = list(range(1, n + 1))
-        # Fewest and most mines: exact, by the sat backend's incremental search.
-        finder = SatBackend(time_limit=self.time_limit)._finder(component, 0, None)
-        span = decide_by_search(component, finder)
-        counts = [0] * (n + 1)
-        rows = [[0] * (n + 1) for _ in first]
-        for k in range(span.fewest, span.most + 1):
-            self._check_deadline(deadline)
-            card = CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.seqcounter).clauses
-            counter = Counter(seed=self.seed, epsilon=self.epsilon, delta=self.delta)
-            counter.add_clauses(clauses)
-            counter.add_clauses(card)
-            with quiet_stdout():
-                cell_count, hashes = counter.count(cells)
-            counts[k] = cell_count * 2**hashes
-            if not counts[k]:
-                continue
-            self._check_deadline(deadline)
-            sampler = Sampler(seed=self.seed, epsilon=self.epsilon, delta=self.delta)
-            for clause in (*clauses, *card):
-                sampler.add_clause(clause)
-            with quiet_stdout():
-                _, _, samples = sampler.sample(num=self.samples, sampling_set=cells)
-            for g, v in enumerate(first):
-                share = sum(v in sample for sample in samples) / len(samples)
-                rows[g][k] = round(counts[k] * share)
-        return ComponentCount(tuple(counts), tuple(tuple(r) for r in rows), exact=False)
+def approx_counts(
+    component: Component, epsilon: float, delta: float, samples: int, seed: int
+) -> ComponentCount:
+    """The component's approximate counts and sampled marginals (see module doc)."""
+    from pyapproxmc import Counter
+    from pysat.card import CardEnc, EncType
+    from pyunigen import Sampler
+
+    from .sat import SatBackend
+
+    n = component.n_cells
+    clauses, top, first = cell_cnf(component)
+    cells = list(range(1, n + 1))
+    # Fewest and most mines: exact, by the sat backend's incremental search.
+    span = decide_by_search(component, SatBackend()._finder(component, 0, None))
+    counts = [0] * (n + 1)
+    rows = [[0] * (n + 1) for _ in first]
+    for k in range(span.fewest, span.most + 1):
+        card = CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.seqcounter).clauses
+        counter = Counter(seed=seed, epsilon=epsilon, delta=delta)
+        counter.add_clauses(clauses)
+        counter.add_clauses(card)
+        cell_count, hashes = counter.count(cells)
+        counts[k] = cell_count * 2**hashes
+        if not counts[k]:
+            continue
+        sampler = Sampler(seed=seed, epsilon=epsilon, delta=delta)
+        for clause in (*clauses, *card):
+            sampler.add_clause(clause)
+        _, _, found = sampler.sample(num=samples, sampling_set=cells)
+        for g, v in enumerate(first):
+            share = sum(v in sample for sample in found) / len(found)
+            rows[g][k] = round(counts[k] * share)
+    return ComponentCount(tuple(counts), tuple(tuple(r) for r in rows), exact=False)

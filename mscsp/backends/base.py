@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import importlib
-import math
 import time
 from abc import ABC, abstractmethod
 from importlib import metadata
 from typing import Any, ClassVar
 
 from ..constraints import Component, ComponentCount
+from ..deadline import current
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from ..validate import check_max_solutions, check_time_limit
 from .decision import Decision, Finder, decide_by_search, decide_from_counts
 
 
@@ -22,7 +23,9 @@ class Backend(ABC):
     they depend on an optional package (imported lazily, inside those methods).
 
     Args:
-        time_limit: Seconds allowed per component (``None``: no limit).
+        time_limit: Seconds allowed per component (``None``: no limit). Inside
+            :func:`mscsp.solve` a component gets no more than what is left of the solve's
+            own limit (:meth:`mscsp.deadline.Deadline.applied`).
         max_solutions: Cap on enumerated solutions per component, for enumerating backends.
         **options: Backend-specific options (for example a sub-solver name).
     """
@@ -106,20 +109,29 @@ class Backend(ABC):
         raise NotImplementedError(f"backend {self.name!r} does not search for solutions")
 
     def _deadline(self) -> float | None:
-        return None if self.time_limit is None else time.perf_counter() + self.time_limit
+        """When the count starting now must stop (a :func:`time.perf_counter` time;
+        ``None``: never): after :attr:`time_limit`, or at the applied deadline of the solve
+        in progress if that comes sooner."""
+        ends = [] if self.time_limit is None else [time.perf_counter() + self.time_limit]
+        applied = current()
+        if applied is not None and applied.end is not None:
+            ends.append(applied.end)
+        return min(ends, default=None)
 
     def _check_deadline(self, deadline: float | None) -> None:
         if deadline is not None and time.perf_counter() > deadline:
-            raise SolverLimitError(
-                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
-            )
+            raise self._limit_error()
+
+    def _limit_error(self) -> SolverLimitError:
+        """The error of a count stopped by :meth:`_deadline`, naming the backend and limit."""
+        applied = current()
+        seconds = self.time_limit
+        if applied is not None and applied.seconds is not None:
+            seconds = applied.seconds if seconds is None else min(seconds, applied.seconds)
+        return SolverLimitError(f"backend {self.name!r} hit its time limit of {seconds:g} s")
 
 
 def _check_limits(time_limit: Any, max_solutions: Any) -> None:
     # Checked when the backend is made, so a bad value fails before any work, not mid-run.
-    number = isinstance(time_limit, int | float) and not isinstance(time_limit, bool)
-    if time_limit is not None and not (number and math.isfinite(time_limit) and time_limit >= 0):
-        raise InvalidInputError(f"time_limit must be a number of seconds >= 0, got {time_limit!r}")
-    whole = isinstance(max_solutions, int) and not isinstance(max_solutions, bool)
-    if max_solutions is not None and not (whole and max_solutions >= 1):
-        raise InvalidInputError(f"max_solutions must be an integer >= 1, got {max_solutions!r}")
+    check_time_limit(time_limit)
+    check_max_solutions(max_solutions)

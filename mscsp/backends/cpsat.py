@@ -68,12 +68,11 @@ class CpSatBackend(Backend):
         params.num_workers = 1
         params.cp_model_presolve = False
         params.linearization_level = 0
-        if time_limit is not None:
-            params.max_time_in_seconds = time_limit
 
     def count(self, component: Component) -> ComponentCount:
         from ortools.sat.python import cp_model
 
+        deadline = self._deadline()
         model = cp_model.CpModel()
         mines = [model.new_int_var(0, s, f"g{g}") for g, s in enumerate(component.sizes)]
         for groups, t in component.constraints:
@@ -81,13 +80,15 @@ class CpSatBackend(Backend):
         tally = GroupTally(component.sizes, self.max_solutions, self.name)
 
         collector = _collector_class()(mines, tally)
+        # What is left of the deadline (building the model took some); CP-SAT stops there.
+        self._check_deadline(deadline)
+        left = float("inf") if deadline is None else deadline - time.perf_counter()
+        self.solver.parameters.max_time_in_seconds = max(left, 0.0)
         status = self.solver.solve(model, collector)
         if collector.error is not None:
             raise collector.error
         if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
-            raise SolverLimitError(
-                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
-            )
+            raise self._limit_error()
         return tally.result()
 
     def _finder(self, component: Component, lo: int, hi: int | None) -> Finder:
@@ -124,15 +125,13 @@ class CpSatBackend(Backend):
                         model.add(total >= value).only_enforce_if(flag)
                     asked[condition] = flag
                 model.add_assumptions([asked[condition]])
-            if self.time_limit is not None:
+            if deadline is not None:
                 solver.parameters.max_time_in_seconds = max(deadline - time.perf_counter(), 0)
             status = solver.solve(model)
             if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return [solver.value(x) for x in mines]
             if status == cp_model.INFEASIBLE:
                 return None
-            raise SolverLimitError(
-                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
-            )
+            raise self._limit_error()
 
         return find

@@ -282,6 +282,8 @@ def merged_search(component: Component, backend: Backend | None = None) -> Compo
     beta: dict[tuple, int] = {(): 1} if () in alpha[-1] else {}
     marginals: list[int] = [0] * n
     for i in range(n - 1, -1, -1):
+        if backend is not None:  # the backward pass costs about as much as the forward one
+            backend._check_deadline(deadline)
         terms, cell_terms = _terms(plans[i][0], bits)
         prev: dict[tuple, int] = {}
         alpha_i = alpha[i]

@@ -22,32 +22,15 @@ same clauses plus a few extra ones:
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from ..constraints import Component, ComponentCount
 from .base import Backend
 from .cnf import cell_cnf
-
-
-@contextmanager
-def quiet_stdout() -> Iterator[None]:
-    """Silences file descriptor 1: Ganak and ApproxMC print progress lines there from C++."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+from .isolated import run_native
 
 
 class GanakBackend(Backend):
-    """Exact projected model counting; the time limit is checked between counts."""
+    """Exact projected model counting; with a time limit, in a child process killed at it
+    (Ganak cannot be interrupted mid-count, see :mod:`~mscsp.backends.isolated`)."""
 
     name = "ganak"
     extra = "sat"
@@ -56,54 +39,56 @@ class GanakBackend(Backend):
     distribution = "pyganak"
 
     def count(self, component: Component) -> ComponentCount:
-        from pyganak import Counter
-        from pysat.card import CardEnc, EncType
+        return run_native(ganak_counts, component, end=self._deadline(), on_limit=self._limit_error)
 
-        n = component.n_cells
-        deadline = self._deadline()
-        clauses, top, first = cell_cnf(component)
-        cells = list(range(1, n + 1))
 
-        def count(extra: list[list[int]], sampling: list[int]) -> int:
-            self._check_deadline(deadline)
-            counter = Counter()
-            counter.add_clauses(clauses)
-            counter.add_clauses(extra)
-            counter.set_sampling_set(sampling)
-            with quiet_stdout():
-                return counter.count()
+def ganak_counts(component: Component) -> ComponentCount:
+    """The component's counts by mine total and per group, by Ganak (see module doc)."""
+    from pyganak import Counter
+    from pysat.card import CardEnc, EncType
 
-        total = count([], cells)
-        length = n + 1
-        if total == 0:
-            zeros = (0,) * length
-            return ComponentCount(zeros, tuple(zeros for _ in first))
-        bits = total.bit_length()
-        # Cell i's extra variables are free only when i is a mine.
-        weights = range(top + 1, top + 1 + n * bits)
-        packed = count([[i // bits + 1, -v] for i, v in enumerate(weights)], [*cells, *weights])
-        mask = (1 << bits) - 1
-        counts = tuple((packed >> (bits * k)) & mask for k in range(length))
-        totals = [k for k in range(length) if counts[k]]
-        # Per group but the last: a plain count with its first cell forced sums over all mine
-        # totals; "exactly k" counts split it, the last total by difference.
-        split = {
-            k: CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.seqcounter).clauses
-            for k in totals[:-1]
-        }
-        cell_counts = []
-        for f in first[:-1]:
-            row = [0] * length
-            row[totals[-1]] = count([[f]], cells)
-            for k, clauses_k in split.items():
-                row[k] = count([*clauses_k, [f]], cells)
-                row[totals[-1]] -= row[k]
-            cell_counts.append(row)
-        # The last group: every solution with k mines has them somewhere.
-        sizes = component.sizes
-        last = [0] * length
-        for k in totals:
-            placed = sum(s * row[k] for s, row in zip(sizes, cell_counts, strict=False))
-            last[k] = (k * counts[k] - placed) // sizes[-1]
-        cell_counts.append(last)
-        return ComponentCount(counts, tuple(tuple(row) for row in cell_counts))
+    n = component.n_cells
+    clauses, top, first = cell_cnf(component)
+    cells = list(range(1, n + 1))
+
+    def count(extra: list[list[int]], sampling: list[int]) -> int:
+        counter = Counter()
+        counter.add_clauses(clauses)
+        counter.add_clauses(extra)
+        counter.set_sampling_set(sampling)
+        return counter.count()
+
+    total = count([], cells)
+    length = n + 1
+    if total == 0:
+        zeros = (0,) * length
+        return ComponentCount(zeros, tuple(zeros for _ in first))
+    bits = total.bit_length()
+    # Cell i's extra variables are free only when i is a mine.
+    weights = range(top + 1, top + 1 + n * bits)
+    packed = count([[i // bits + 1, -v] for i, v in enumerate(weights)], [*cells, *weights])
+    mask = (1 << bits) - 1
+    counts = tuple((packed >> (bits * k)) & mask for k in range(length))
+    totals = [k for k in range(length) if counts[k]]
+    # Per group but the last: a plain count with its first cell forced sums over all mine
+    # totals; "exactly k" counts split it, the last total by difference.
+    split = {
+        k: CardEnc.equals(cells, bound=k, top_id=top, encoding=EncType.seqcounter).clauses
+        for k in totals[:-1]
+    }
+    cell_counts = []
+    for f in first[:-1]:
+        row = [0] * length
+        row[totals[-1]] = count([[f]], cells)
+        for k, clauses_k in split.items():
+            row[k] = count([*clauses_k, [f]], cells)
+            row[totals[-1]] -= row[k]
+        cell_counts.append(row)
+    # The last group: every solution with k mines has them somewhere.
+    sizes = component.sizes
+    last = [0] * length
+    for k in totals:
+        placed = sum(s * row[k] for s, row in zip(sizes, cell_counts, strict=False))
+        last[k] = (k * counts[k] - placed) // sizes[-1]
+    cell_counts.append(last)
+    return ComponentCount(counts, tuple(tuple(row) for row in cell_counts))

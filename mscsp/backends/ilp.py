@@ -18,7 +18,6 @@ import time
 from typing import Any
 
 from ..constraints import Component, ComponentCount
-from ..errors import SolverLimitError
 from .base import Backend
 from .decision import Condition, Finder
 from .tally import GroupTally
@@ -63,9 +62,7 @@ class IlpBackend(Backend):
         if status == "infeasible":
             return None
         if model.getNSols() == 0:
-            raise SolverLimitError(
-                f"backend {self.name!r} hit its time limit of {self.time_limit} s on a component"
-            )
+            raise self._limit_error()
         sol = model.getBestSol()
         return [max(range(len(row)), key=lambda x: sol[row[x]]) for row in y]
 

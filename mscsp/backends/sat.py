@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from ..constraints import Component, ComponentCount
@@ -95,10 +96,9 @@ class SatBackend(Backend):
 
         tally = GroupTally(component.sizes, self.max_solutions, self.name)
         deadline = self._deadline()
-        with Solver(name=self.solver_name) as solver:
+        with Solver(name=self.solver_name) as solver, _interrupt_at(solver, deadline):
             order = self._load(solver, component)
-            while solver.solve():
-                self._check_deadline(deadline)
+            while self._solve(solver, [], deadline):
                 mines = _mines(order, solver.get_model())
                 tally.add(mines)
                 # "Not exactly x_g in some group": -u[x] (fewer) or u[x+1] (more).
@@ -157,29 +157,45 @@ class SatBackend(Backend):
                     if value > n:
                         return None
                     assumptions += at_least(value) if value > 0 else []
-            if not self._solve_in_time(solver, assumptions, deadline):
-                return None
+            with _interrupt_at(solver, deadline):
+                if not self._solve(solver, assumptions, deadline):
+                    return None
             return _mines(order, solver.get_model())
 
         return find
 
-    def _solve_in_time(self, solver: Any, assumptions: list[int], deadline: float | None) -> bool:
-        """``solve`` under assumptions, interrupted at the deadline (one call can be long)."""
+    def _solve(self, solver: Any, assumptions: list[int], deadline: float | None) -> bool:
+        """``solve`` under assumptions; with a deadline, one that :func:`_interrupt_at`
+        stops there (a single call can be long).
+
+        Raises:
+            SolverLimitError: The deadline came first.
+        """
         if deadline is None:
             return solver.solve(assumptions=assumptions)
-        timer = threading.Timer(max(deadline - time.perf_counter(), 0.0), solver.interrupt)
-        timer.start()
         try:
             found = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
         except NotImplementedError:  # CaDiCaL: not interruptible, checked between calls only
+            self._check_deadline(deadline)
             return solver.solve(assumptions=assumptions)
-        finally:
-            timer.cancel()
-        with contextlib.suppress(NotImplementedError):
-            solver.clear_interrupt()
         if found is None:
-            self._check_deadline(float("-inf"))
+            raise self._limit_error()
         return found
+
+
+@contextlib.contextmanager
+def _interrupt_at(solver: Any, deadline: float | None) -> Iterator[None]:
+    """Interrupts ``solver``'s limited solves at ``deadline`` (from a timer thread)."""
+    if deadline is None:
+        yield
+        return
+    timer = threading.Timer(max(deadline - time.perf_counter(), 0.0), solver.interrupt)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # never interrupt a solver that the caller deletes next
 
 
 def _mines(order: list[list[int]], model: list[int]) -> list[int]:

@@ -12,6 +12,7 @@ from .learn_ablation import ablation
 from .learn_dagger import dagger
 from .learn_seeds import system
 from .learn_sweep import sweep
+from .options import OneLineUsageGroup
 from .play import play
 from .probs import probs
 from .replay import replay
@@ -19,7 +20,7 @@ from .sample import sample
 from .serve import serve
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineUsageGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mscsp")
 def main() -> None:
     """Minesweeper as a constraint problem: exact probabilities, solvers, players, learners."""

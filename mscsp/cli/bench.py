@@ -18,8 +18,9 @@ from ..benchmark import (
     write_outputs,
 )
 from ..game import PRESETS
+from ..outlock import output_lock
 from ..positions import sample_positions
-from .options import json_option, reports_errors, seed_option
+from .options import AsciiFloat, AsciiInt, json_option, reports_errors, seed_option
 from .table import format_table
 
 #: What each column of the summary table means (printed under it).
@@ -108,7 +109,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 )
 @click.option(
     "--positions",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=50,
     show_default=True,
     help="Number of positions sampled with --preset.",
@@ -116,7 +117,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 @seed_option
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, max=1e6),
+    type=AsciiFloat(min=0, max=1e6),
     default=10.0,
     show_default=True,
     help="Seconds per position for every backend (0: no limit); a position past it is "
@@ -124,13 +125,13 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 )
 @click.option(
     "--max-solutions",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=None,
     help="Solution cap per component for enumerating backends.",
 )
 @click.option(
     "--repeat",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=1,
     show_default=True,
     help="Solve each position this many times and keep the fastest run.",
@@ -149,7 +150,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 )
 @click.option(
     "--games",
-    type=click.IntRange(min=0),
+    type=AsciiInt(min=0),
     default=0,
     show_default=True,
     help="Also play this many seeded games with each estimator (lowest-estimate rule) and "
@@ -197,49 +198,49 @@ def bench(
     """
     if corpus and preset:
         raise click.UsageError("give either --corpus or --preset, not both")
-    if time_limit != time_limit:  # NaN passes FloatRange
-        raise click.BadParameter("must be a number", param_hint="--time-limit")
     names = select_backends(backend_spec)
-    if preset:
-        entries = [
-            CorpusEntry(board, 0, preset, f"{preset} #{i}")
-            for i, board in enumerate(sample_positions(*PRESETS[preset], positions, seed=seed))
-        ]
-    else:
-        entries = load_entries(corpus)
-    total = (len(entries) + games) * len(dict.fromkeys([reference, *names]))
-    with click.progressbar(
-        length=total,
-        label="benchmarking",
-        file=sys.stderr,
-        hidden=as_json or not sys.stderr.isatty(),
-    ) as bar:
-        result = run_benchmark(
-            entries,
-            names,
-            reference=reference,
-            time_limit=time_limit or None,
-            max_solutions=max_solutions,
-            repeat=repeat,
-            progress=bar.update,
-            isolate=not in_process,
-            decide=decide,
-        )
-        if games:
-            win_rates(
-                result,
-                dict.fromkeys([reference, *names]),
-                games_preset or preset or "beginner",
-                games,
-                seed=seed,
+    # Taken before the positions are drawn: a second run on --out is refused before any work.
+    with output_lock(out, "bench results folder"):
+        if preset:
+            entries = [
+                CorpusEntry(board, 0, preset, f"{preset} #{i}")
+                for i, board in enumerate(sample_positions(*PRESETS[preset], positions, seed=seed))
+            ]
+        else:
+            entries = load_entries(corpus)
+        total = (len(entries) + games) * len(dict.fromkeys([reference, *names]))
+        with click.progressbar(
+            length=total,
+            label="benchmarking",
+            file=sys.stderr,
+            hidden=as_json or not sys.stderr.isatty(),
+        ) as bar:
+            result = run_benchmark(
+                entries,
+                names,
+                reference=reference,
+                time_limit=time_limit or None,
+                max_solutions=max_solutions,
+                repeat=repeat,
                 progress=bar.update,
+                isolate=not in_process,
+                decide=decide,
             )
-    if out:
-        written = write_outputs(result, out)
-        for path in written:
-            click.echo(f"wrote {path}", err=True)
-        if not any(path.suffix == ".png" for path in written):
-            click.echo("no plot: matplotlib is missing (pip install 'mscsp[plot]')", err=True)
+            if games:
+                win_rates(
+                    result,
+                    dict.fromkeys([reference, *names]),
+                    games_preset or preset or "beginner",
+                    games,
+                    seed=seed,
+                    progress=bar.update,
+                )
+        if out:
+            written = write_outputs(result, out)
+            for path in written:
+                click.echo(f"wrote {path}", err=True)
+            if not any(path.suffix == ".png" for path in written):
+                click.echo("no plot: matplotlib is missing (pip install 'mscsp[plot]')", err=True)
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return

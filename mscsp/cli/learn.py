@@ -15,6 +15,7 @@ from ..errors import BackendUnavailableError, InvalidInputError
 from ..game import PRESETS, Game
 from ..game import first_move as pick_first_move
 from .options import (
+    AsciiInt,
     backend_option,
     board_size,
     data_dirs_option,
@@ -67,7 +68,7 @@ def require_ml() -> None:
 @click.option("--rule", type=click.Choice(["safe", "opening", "any"]), hidden=True)
 @click.option(
     "--games",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=1000,
     show_default=True,
     help="Games to play (game i uses seed SEED+i); a rerun with more extends the directory.",
@@ -241,7 +242,7 @@ def train(
 )
 @click.option(
     "--games",
-    type=click.IntRange(min=0),
+    type=AsciiInt(min=0),
     default=200,
     show_default=True,
     help="Games to play per preset (0: accuracy only).",

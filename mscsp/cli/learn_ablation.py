@@ -8,6 +8,7 @@ import click
 
 from .learn import require_ml
 from .options import (
+    AsciiInt,
     data_dirs_option,
     exit_interrupted,
     json_option,
@@ -30,7 +31,7 @@ from .options import (
 @training_options("Steps per run (the last point of the curves).", 3e-3, "Peak learning rate.")
 @click.option(
     "--points",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=6,
     show_default=True,
     help="Points per curve: --steps, --steps/2, --steps/4, ... (log-spaced).",
@@ -38,7 +39,7 @@ from .options import (
 @preset_option("; the points play its games (default beginner)")
 @click.option(
     "--games",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=1000,
     show_default=True,
     help="Games per point (the same seeded games for every point).",

@@ -11,6 +11,8 @@ from ..game import Game
 from ..game import first_move as pick_first_move
 from .learn import require_ml
 from .options import (
+    AsciiFloat,
+    AsciiInt,
     backend_option,
     board_size,
     data_dirs_option,
@@ -53,14 +55,14 @@ from .options import (
 @first_move_option
 @click.option(
     "--rounds",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=1,
     show_default=True,
     help="Rounds in all (a rerun may add more).",
 )
 @click.option(
     "--games",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=500,
     show_default=True,
     help="Games played per round.",
@@ -68,21 +70,21 @@ from .options import (
 @games_per_shard_option(50)
 @click.option(
     "--beta",
-    type=click.FloatRange(0.0, 1.0),
+    type=AsciiFloat(0.0, 1.0),
     default=0.5,
     show_default=True,
     help="Share of turns played by the exact player in round 1 (0: the learner alone).",
 )
 @click.option(
     "--beta-decay",
-    type=click.FloatRange(0.0, 1.0),
+    type=AsciiFloat(0.0, 1.0),
     default=0.5,
     show_default=True,
     help="Round k uses beta * decay^(k-1).",
 )
 @click.option(
     "--weight-boost",
-    type=click.IntRange(0, 250),
+    type=AsciiInt(0, 250),
     default=4,
     show_default=True,
     help="Extra loss weight of decisive cells (0: every covered cell weighs the same).",
@@ -90,7 +92,7 @@ from .options import (
 @training_options("Training steps per round.", 1e-3, "Peak learning rate of each round.")
 @click.option(
     "--eval-games",
-    type=click.IntRange(min=0),
+    type=AsciiInt(min=0),
     default=0,
     show_default=True,
     help="Games to play with each round's model on the preset (0, or a custom board: none).",

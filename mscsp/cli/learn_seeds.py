@@ -14,28 +14,9 @@ import sys
 import click
 
 from ..errors import InvalidInputError
-from ..game import PRESETS
-from .options import json_option, reports_errors, seed_option
+from ..game import PRESETS, Game
+from .options import AsciiInt, board_size, json_option, reports_errors, seed_option, size_option
 from .play import parse_options
-
-
-def parse_board(preset: str | None, size: str | None, mines: int | None) -> tuple | None:
-    """``(rows, cols, mines)`` from ``--preset`` or ``--size``/``--mines``; ``None`` if neither."""
-    if preset is not None:
-        if size is not None or mines is not None:
-            raise InvalidInputError("give either --preset or --size/--mines, not both")
-        return PRESETS[preset]
-    if size is None and mines is None:
-        return None
-    if size is None or mines is None:
-        raise InvalidInputError("a custom board needs both --size ROWSxCOLS and --mines")
-    try:
-        rows, cols = (int(v) for v in size.lower().split("x"))
-    except ValueError:
-        raise InvalidInputError(f"--size {size!r}: expected ROWSxCOLS, e.g. 8x8") from None
-    if rows < 1 or cols < 1 or mines >= rows * cols:
-        raise InvalidInputError(f"board {rows}x{cols} with {mines} mines cannot be played")
-    return rows, cols, mines
 
 
 @click.command("system")
@@ -50,11 +31,11 @@ def parse_board(preset: str | None, size: str | None, mines: int | None) -> tupl
 @click.option(
     "--preset", type=click.Choice(list(PRESETS)), default=None, help="Train on this preset."
 )
-@click.option("--size", default=None, metavar="ROWSxCOLS", help="Custom board size, e.g. 8x8.")
-@click.option("--mines", type=click.IntRange(min=0), default=None, help="Custom mine count.")
+@size_option
+@click.option("--mines", type=AsciiInt(min=0), default=None, help="Custom mine count.")
 @click.option(
     "--games",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=None,
     help="Training games or episodes [default: the system's own, see docs/seeds.md].",
 )
@@ -75,7 +56,7 @@ def system(
     list_systems: bool,
     out: str | None,
     preset: str | None,
-    size: str | None,
+    size: tuple[int, int] | None,
     mines: int | None,
     games: int | None,
     trainer_options: tuple[str, ...],
@@ -100,7 +81,11 @@ def system(
             origin = f"seed {s.paper}" if s.paper else "mscsp"
             click.echo(f"{s.name:<15} {s.family:<10} {origin:<16} {s.summary}{mark}")
         return
-    board = parse_board(preset, size, mines)
+    board = None  # the system's own board unless one is given
+    if preset or size or mines is not None:
+        rows, cols, total, _ = board_size(preset, size, mines, default=None)
+        Game(rows, cols, total)  # refuses a board that cannot be played, before training
+        board = (rows, cols, total)
     trainer = get_system(name).load("trainer")
     out = out or f"runs/{name}"
 

@@ -8,7 +8,14 @@ import click
 
 from ..game import PRESETS
 from .learn import require_ml
-from .options import data_dirs_option, json_option, reports_errors, seed_option, training_options
+from .options import (
+    AsciiInt,
+    data_dirs_option,
+    json_option,
+    reports_errors,
+    seed_option,
+    training_options,
+)
 
 
 @click.command()
@@ -36,7 +43,7 @@ from .options import data_dirs_option, json_option, reports_errors, seed_option,
 )
 @click.option(
     "--games",
-    type=click.IntRange(min=0),
+    type=AsciiInt(min=0),
     default=0,
     show_default=True,
     help="Games per preset (0: accuracy only).",

@@ -7,12 +7,13 @@ The same idea has the same option everywhere: ``--preset`` or ``--size ROWSxCOLS
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterator
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -42,24 +43,40 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 
 def mines_option(help: str = "Mine count of a custom board (with --size).") -> Callable:
     """``--mines N``: a custom board's mine count (or the total of a board text without one)."""
-    return click.option("--mines", type=click.IntRange(min=0), default=None, help=help)
+    return click.option("--mines", type=AsciiInt(min=0), default=None, help=help)
 
 
-class FiniteFloat(click.ParamType):
-    """A finite number at least ``low`` (rejects ``nan`` and ``inf``, which ``float`` reads)."""
+class _AsciiDigits(click.ParamType):
+    """Refuses digits of other scripts (``٢``, ``３``), which ``int`` and ``float`` accept.
 
-    name = "seconds"
-
-    def __init__(self, low: float = 0.0):
-        self.low = low
+    Cells and board headers take ASCII digits only; so do options, so that one text means
+    one number everywhere.
+    """
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(number) or number < self.low:
-            self.fail(f"{value!r} is not a finite number >= {self.low:g}", param, ctx)
+        if isinstance(value, str) and not value.isascii():
+            self.fail(f"{value!r} is not a number in ASCII digits (0-9)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class AsciiInt(_AsciiDigits, click.IntRange):
+    """An integer in ASCII digits, within an optional range (the arguments of IntRange)."""
+
+    name = "integer"  # in messages and help: "'abc' is not a valid integer"
+
+
+class AsciiFloat(_AsciiDigits, click.FloatRange):
+    """A finite number in ASCII digits, within an optional range (those of FloatRange).
+
+    ``nan`` and ``inf``, which ``float`` reads, are refused: no option means either.
+    """
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
 
 
@@ -67,16 +84,21 @@ def time_limit_option(default: float) -> Callable:
     """``--time-limit SECONDS`` for the whole solve of the board (0: none); exit code 5."""
     return click.option(
         "--time-limit",
-        type=FiniteFloat(0.0),
+        type=AsciiFloat(min=0.0),
         default=default,
         show_default=True,
+        metavar="SECONDS",
         help="Seconds for the whole solve of the board, every stage (0: no limit); "
         "hitting it exits 5.",
     )
 
 
 seed_option = click.option(
-    "--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same result)."
+    "--seed",
+    type=AsciiInt(),
+    default=0,
+    show_default=True,
+    help="Random seed (same seed, same result).",
 )
 
 
@@ -85,7 +107,7 @@ def workers_option(what: str = "Worker processes") -> Callable:
     return click.option(
         "--workers",
         "-w",
-        type=click.IntRange(min=0),
+        type=AsciiInt(min=0),
         default=1,
         show_default=True,
         callback=lambda ctx, param, value: value or os.cpu_count() or 1,
@@ -130,7 +152,7 @@ class SizeType(click.ParamType):
         if isinstance(value, tuple):
             return value
         rows, sep, cols = str(value).strip().lower().partition("x")
-        if not (sep and rows.strip().isdigit() and cols.strip().isdigit()):
+        if not (sep and _ascii_digits(rows.strip()) and _ascii_digits(cols.strip())):
             self.fail(f"{value!r} is not ROWSxCOLS (e.g. 16x30)", param, ctx)
         if len(rows.strip()) > 6 or len(cols.strip()) > 6:
             self.fail(f"{value!r}: a side is at most {MAX_SIDE} cells", param, ctx)
@@ -142,6 +164,11 @@ class SizeType(click.ParamType):
                 ctx,
             )
         return size
+
+
+def _ascii_digits(text: str) -> bool:
+    """Whether ``text`` is digits 0-9 only (``str.isdigit`` also takes other scripts')."""
+    return text.isascii() and text.isdigit()
 
 
 size_option = click.option(
@@ -215,22 +242,73 @@ def reports_errors(func: Callable) -> Callable:
     return wrapper
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage error shown on one line with a hint, instead of click's usage block."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        hint = ""
+        if self.ctx is not None and self.ctx.command.get_help_option(self.ctx) is not None:
+            hint = f" (try '{self.ctx.command_path} {self.ctx.help_option_names[0]}')"
+        message = " ".join(self.format_message().split())  # one line, whatever click wrote
+        click.echo(f"mscsp: error: {message}{hint}", file=file, err=True)
+
+
+#: click >= 8.2 shows help for a bare group by raising this UsageError: it stays as it is
+#: (click 8.1 has none, and exits instead).
+_SHOWS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", OneLineUsageError)
+
+
+@contextlib.contextmanager
+def _usage_in_one_line(ctx: click.Context | None) -> Iterator[None]:
+    """Re-raises click's usage errors as :class:`OneLineUsageError` (same exit code 2)."""
+    try:
+        yield
+    except (OneLineUsageError, _SHOWS_HELP):
+        raise
+    except click.UsageError as exc:
+        # An error raised in a command's body may carry no context: name the group's.
+        raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from None
+
+
+class OneLineUsageGroup(click.Group):
+    """The command group: every usage error below it, in any sub-command, is one line.
+
+    click reports a bad option as usage, hint, blank line and error: four lines for one
+    mistake. Parsing happens in ``make_context`` (the group's options) and ``invoke``
+    (each sub-command's), so both turn the error into one line with a hint.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with _usage_in_one_line(parent):
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _usage_in_one_line(ctx):
+            return super().invoke(ctx)
+
+
 def training_options(steps_help: str, lr: float, lr_help: str) -> Callable:
     """``--steps``, ``--batch``, ``--lr`` and ``--eval-every``, with their help."""
     options = [
         click.option(
-            "--steps", type=click.IntRange(min=1), default=2000, show_default=True, help=steps_help
+            "--steps", type=AsciiInt(min=1), default=2000, show_default=True, help=steps_help
         ),
         click.option(
             "--batch",
-            type=click.IntRange(min=1),
+            type=AsciiInt(min=1),
             default=64,
             show_default=True,
             help="Positions per step.",
         ),
         click.option(
             "--lr",
-            type=FiniteFloat(0.0),
+            type=AsciiFloat(min=0.0),
             default=lr,
             show_default=True,
             metavar="RATE",
@@ -238,7 +316,7 @@ def training_options(steps_help: str, lr: float, lr_help: str) -> Callable:
         ),
         click.option(
             "--eval-every",
-            type=click.IntRange(min=1),
+            type=AsciiInt(min=1),
             default=250,
             show_default=True,
             help="Steps between validation and checkpoints.",
@@ -269,7 +347,7 @@ def games_per_shard_option(default: int) -> Callable:
     """``--games-per-shard N``: games per shard file, the unit of resuming."""
     return click.option(
         "--games-per-shard",
-        type=click.IntRange(min=1),
+        type=AsciiInt(min=1),
         default=default,
         show_default=True,
         help="Games per shard file (the unit of resuming).",

@@ -11,8 +11,10 @@ from click.core import ParameterSource
 
 from ..errors import InvalidInputError
 from ..harness import RunConfig, RunLog, Summary, run
+from ..outlock import output_lock
 from ..players import PLAYERS
 from .options import (
+    AsciiInt,
     board_size,
     executor_option,
     exit_interrupted,
@@ -79,14 +81,14 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
 @preset_option(" (default beginner unless --size/--mines)")
 @size_option
 @mines_option()
-@click.option("--rows", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
-@click.option("--cols", type=click.IntRange(min=1), hidden=True, help="Deprecated: use --size.")
+@click.option("--rows", type=AsciiInt(min=1), hidden=True, help="Deprecated: use --size.")
+@click.option("--cols", type=AsciiInt(min=1), hidden=True, help="Deprecated: use --size.")
 @first_click_option()
 @first_move_option
 @click.option(
     "--games",
     "-n",
-    type=click.IntRange(min=0),
+    type=AsciiInt(min=0),
     default=None,
     help="Games to play [default: 1000, or the resumed run's count].",
 )
@@ -159,75 +161,80 @@ def play(
     options = parse_options(player_options)
     if resume and overwrite:
         raise InvalidInputError("give --resume (continue the log) or --overwrite, not both")
-    if resume:
-        if out is None:
-            raise InvalidInputError("--resume needs the run's log: --out LOG")
-        run_log = RunLog(out)
-        if not run_log.exists():
-            raise InvalidInputError(f"cannot resume: no log at {out}")
-        logged, _ = run_log.read()
-        if logged is None:
-            raise InvalidInputError(f"cannot resume: {out} holds no run header")
-        # Settings given on the command line must match the log (run() checks).
-        given = {
-            name
-            for name in ctx.params
-            if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
-        }
-        overrides = {
-            name: value
-            for name, value in (
-                ("strategy", strategy),
-                ("first_click", first_click),
-                ("first_move", first_move),
-                ("seed", seed),
+    # Held from before a resumed log is read to the end of the run: a second writer is
+    # refused before it reads or writes anything (run() then holds it already).
+    with output_lock(out, "play log"):
+        if resume:
+            if out is None:
+                raise InvalidInputError("--resume needs the run's log: --out LOG")
+            run_log = RunLog(out)
+            if not run_log.exists():
+                raise InvalidInputError(f"cannot resume: no log at {out}")
+            logged, _ = run_log.read()
+            if logged is None:
+                raise InvalidInputError(f"cannot resume: {out} holds no run header")
+            # Settings given on the command line must match the log (run() checks).
+            given = {
+                name
+                for name in ctx.params
+                if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+            }
+            overrides = {
+                name: value
+                for name, value in (
+                    ("strategy", strategy),
+                    ("first_click", first_click),
+                    ("first_move", first_move),
+                    ("seed", seed),
+                )
+                if name in given
+            }
+            if given & {"preset", "size", "mines", "rows", "cols"}:
+                overrides.update(zip(("rows", "cols", "mines"), board, strict=True))
+            if player_options:
+                overrides["options"] = options
+            config = dataclasses.replace(logged, **overrides)
+            games = run_log.planned if games is None else games
+        else:
+            config = RunConfig(
+                strategy,
+                *board,
+                first_click=first_click,
+                first_move=first_move,
+                seed=seed,
+                options=options,
             )
-            if name in given
-        }
-        if given & {"preset", "size", "mines", "rows", "cols"}:
-            overrides.update(zip(("rows", "cols", "mines"), board, strict=True))
-        if player_options:
-            overrides["options"] = options
-        config = dataclasses.replace(logged, **overrides)
-        games = run_log.planned if games is None else games
-    else:
-        config = RunConfig(
-            strategy,
-            *board,
-            first_click=first_click,
-            first_move=first_move,
-            seed=seed,
-            options=options,
-        )
-    games = 1000 if games is None else games
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = click.progressbar(length=games, label="playing", file=sys.stderr) if show else None
+        games = 1000 if games is None else games
+        show = sys.stderr.isatty() if progress is None else progress
+        bar = click.progressbar(length=games, label="playing", file=sys.stderr) if show else None
 
-    def on_batch(batch, summary: Summary) -> None:
-        if bar is not None:
-            bar.label = f"win rate {100 * summary.win_rate:5.1f} %"
-            bar.update(len(batch))
+        def on_batch(batch, summary: Summary) -> None:
+            if bar is not None:
+                bar.label = f"win rate {100 * summary.win_rate:5.1f} %"
+                bar.update(len(batch))
 
-    try:
-        if bar is not None:
-            bar.__enter__()
-        summary = run(
-            config,
-            games,
-            workers=workers,
-            executor=executor,
-            log=out,
-            resume=resume,
-            new_log=overwrite,
-            on_batch=on_batch,
-        )
-    except KeyboardInterrupt:
+        try:
+            if bar is not None:
+                bar.__enter__()
+            summary = run(
+                config,
+                games,
+                workers=workers,
+                executor=executor,
+                log=out,
+                resume=resume,
+                new_log=overwrite,
+                on_batch=on_batch,
+            )
+        except KeyboardInterrupt:
+            if bar is not None:
+                bar.__exit__(None, None, None)
+            exit_interrupted(
+                f"finished games are in {out} (add --resume to continue)" if out else ""
+            )
         if bar is not None:
             bar.__exit__(None, None, None)
-        exit_interrupted(f"finished games are in {out} (add --resume to continue)" if out else "")
-    if bar is not None:
-        bar.__exit__(None, None, None)
-    if as_json:
-        click.echo(json.dumps({"config": config.__dict__, **summary.to_dict()}))
-    else:
-        click.echo(format_summary(config, summary))
+        if as_json:
+            click.echo(json.dumps({"config": config.__dict__, **summary.to_dict()}))
+        else:
+            click.echo(format_summary(config, summary))

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from importlib import resources
 
 import click
 
-from ..board import Board, parse_board
+from ..board import MAX_TEXT, Board, parse_board
 from ..contradiction import locate_contradiction
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..estimators import CountingEstimator, Estimate, get_estimator
 from ..explain import explain, parse_cells
 from ..heatmap import save_png
+from ..inputs import read_bounded
 from ..probabilities import Solution
 from ..render import format_probability, probability_map, shown_probabilities, solution_json
 from .options import (
@@ -24,15 +24,20 @@ from .options import (
     time_limit_option,
 )
 
+#: Largest board text read (bytes): parse_board's limit in characters, as board text is ASCII.
+MAX_TEXT_BYTES = MAX_TEXT
+
 
 def read_board_text(path: str | None) -> bytes:
-    """Reads board text from a file, ``-`` (stdin), or the built-in example when ``None``."""
+    """Reads board text from a file, ``-`` (stdin), or the built-in example when ``None``.
+
+    Raises:
+        InvalidInputError: The file cannot be read, is not a regular file, or is larger than
+            any board text (read in chunks: a stream past the limit is refused at once).
+    """
     if path is None:
         return resources.files("mscsp.data").joinpath("example.txt").read_bytes()
-    if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as handle:
-        return handle.read()
+    return read_bounded(path, MAX_TEXT_BYTES, "board text")
 
 
 @click.command()
@@ -85,10 +90,7 @@ def probs(
     in input errors are line and column counted from 1.
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 4 backend missing, 5 solver limit.
     """
-    try:
-        text = read_board_text(file)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    text = read_board_text(file)
     board = parse_board(text, mines=mines)
     wanted = parse_cells(explain_cells, board) if explain_cells else []
     estimator = get_estimator(backend, time_limit=time_limit or None)

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
-from ..errors import InvalidInputError
+from ..inputs import read_bounded
 from ..render import format_probability
-from ..replay import FORMATS, ClickRating, ReplayRating, rate_replay, rating_json, read_replay
+from ..replay import (
+    FORMATS,
+    MAX_BYTES,
+    ClickRating,
+    ReplayRating,
+    rate_replay,
+    rating_json,
+    read_replay,
+)
 from .options import backend_option, json_option, reports_errors, time_limit_option
 from .table import format_table
 
@@ -37,10 +44,8 @@ def replay(file: str, backend: str, time_limit: float, as_json: bool, guesses_on
     cells it opens. Cells are (row, col) counted from 0.
     Exit codes: 0 ok, 2 bad or unsupported file, 4 ms_toollib missing, 5 solver limit.
     """
-    try:
-        data = Path(file).read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    # Replays are read by file name (its extension picks the format): no standard input.
+    data = read_bounded(file, MAX_BYTES, "replay file", allow_stdin=False)
     rating = rate_replay(read_replay(data, file), backend, time_limit or None)
     if as_json:
         click.echo(json.dumps(rating_json(rating)))

@@ -10,7 +10,14 @@ import numpy as np
 from ..board import FLAG, parse_board
 from ..errors import InvalidInputError
 from ..sampling import sample_layouts
-from .options import json_option, mines_option, reports_errors, seed_option, time_limit_option
+from .options import (
+    AsciiInt,
+    json_option,
+    mines_option,
+    reports_errors,
+    seed_option,
+    time_limit_option,
+)
 from .probs import read_board_text
 
 #: Confidence of the half-width printed with the estimates.
@@ -22,7 +29,7 @@ DELTA = 0.05
 @mines_option("Total mine count, if the board text has no header.")
 @click.option(
     "--samples",
-    type=click.IntRange(min=1),
+    type=AsciiInt(min=1),
     default=1000,
     show_default=True,
     help="Layouts to draw.",
@@ -54,10 +61,7 @@ def sample(
     exact value with 95 % confidence (use mscsp probs for exact ones).
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 5 time limit.
     """
-    try:
-        text = read_board_text(file)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    text = read_board_text(file)
     board = parse_board(text, mines=mines)
     result = sample_layouts(board, samples, seed=seed, time_limit=time_limit or None)
     if out:

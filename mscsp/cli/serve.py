@@ -10,7 +10,7 @@ import webbrowser
 import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
-from .options import reports_errors
+from .options import AsciiFloat, AsciiInt, reports_errors
 
 #: Host names a loopback-bound server answers to (others are refused: DNS rebinding).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -29,7 +29,7 @@ def _is_loopback(host: str) -> bool:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
+    type=AsciiInt(0, 65535),
     default=8765,
     show_default=True,
     help="TCP port (0: any free port, shown at start).",
@@ -37,28 +37,43 @@ def _is_loopback(host: str) -> bool:
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=AsciiFloat(min=0, min_open=True),
     default=10.0,
     show_default=True,
     help="Seconds of solver time per request; slower boards get the solver-limit error.",
 )
 @click.option(
     "--max-cells",
-    type=click.IntRange(min=1, max=1_000_000),
+    type=AsciiInt(min=1, max=1_000_000),
     default=10_000,
     show_default=True,
     help="Largest board (rows x cols) the server solves.",
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1, max=64),
+    type=AsciiInt(min=1, max=64),
     default=2,
     show_default=True,
     help="Long solves run at once, each in a worker process; more wait, then get 'busy'.",
 )
+@click.option(
+    "--memory-limit",
+    type=AsciiInt(min=1, max=1_000_000),
+    default=1024,
+    show_default=True,
+    metavar="MB",
+    help="Megabytes a request may allocate in its worker process (above the worker's idle "
+    "size); past it, the request gets the memory-limit error.",
+)
 @reports_errors
 def serve(
-    host: str, port: int, open_browser: bool, time_limit: float, max_cells: int, workers: int
+    host: str,
+    port: int,
+    open_browser: bool,
+    time_limit: float,
+    max_cells: int,
+    workers: int,
+    memory_limit: int,
 ) -> None:
     """Serve the web analyser: paste or draw a board, see the exact odds, play a game.
 
@@ -78,7 +93,7 @@ def serve(
         raise InvalidInputError("--host must not be empty")
     local = _is_loopback(host)
     app = create_app(
-        Limits(time_limit=time_limit, max_cells=max_cells, workers=workers),
+        Limits(time_limit=time_limit, max_cells=max_cells, workers=workers, memory_mb=memory_limit),
         allowed_hosts=LOOPBACK_NAMES if local else None,
     )
     sock = _listen(host, port)

@@ -18,6 +18,7 @@ import functools
 
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
+from ..validate import check_text, check_time_limit
 from . import limited, sampling
 from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board
 from .counting import CountingEstimator, counting_kinds
@@ -54,8 +55,10 @@ def kind_of(spec: str) -> EstimatorKind:
     """The registry entry of ``NAME`` or ``NAME:ARG``.
 
     Raises:
+        InvalidTypeError: ``spec`` is not a str.
         InvalidInputError: Unknown name (the message lists the valid ones).
     """
+    check_text(spec, "backend")
     kind = estimator_kinds().get(spec.partition(":")[0].strip())
     if kind is None:
         raise InvalidInputError(f"unknown backend {spec!r}; choose from {usage()}")
@@ -70,11 +73,15 @@ def get_estimator(spec: str = DEFAULT_ESTIMATOR, time_limit: float | None = None
         time_limit: Seconds per board for estimators with a clock (counters, the sampler).
 
     Raises:
-        InvalidInputError: Unknown name, bad argument or missing checkpoint.
+        InvalidTypeError: ``spec`` is not a str, or ``time_limit`` not a number.
+        InvalidInputError: Unknown name, bad argument, a negative time limit or a missing
+            checkpoint.
         BackendUnavailableError: Its optional packages are missing (names the extra).
     """
+    kind = kind_of(spec)
+    check_time_limit(time_limit)
     _, _, arg = spec.partition(":")
-    return kind_of(spec).make(arg.strip(), time_limit)
+    return kind.make(arg.strip(), time_limit)
 
 
 def is_counting(spec: str) -> bool:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..board import COVERED, MAX_CELLS, Board
-from ..errors import BackendUnavailableError, InvalidInputError, format_cell
+from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError, format_cell
 from ..game import Game, GameState
 from ..solver import CountCache, solve
 
@@ -232,12 +233,13 @@ def read_replay(data: bytes, name: str, timeout: float = READ_TIMEOUT) -> Replay
     Args:
         data: The file's contents.
         name: The file name, or just its extension: it picks the format.
-        timeout: Seconds ms_toollib may take to read it (then the file is refused).
+        timeout: Seconds ms_toollib may take to read it, child start-up included.
 
     Raises:
         InvalidInputError: An unknown extension, a corrupt, truncated or empty file, a game
             mode other than :data:`MODES`, a board past the size limits, or a replay that
             opens no cell.
+        SolverLimitError: Reading took over ``timeout`` seconds (the file is not judged).
         BackendUnavailableError: ms_toollib is not installed (extra ``replay``).
     """
     ext = name.rsplit(".", 1)[-1].lower()
@@ -269,7 +271,12 @@ def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
                 cwd=scratch,
             )
         except subprocess.TimeoutExpired:
-            raise InvalidInputError(f"{corrupt}: reading it took over {timeout:g} s") from None
+            # A time limit, not a verdict on the file: on a busy machine a valid replay can
+            # take this long (the child starts Python and ms_toollib first).
+            raise SolverLimitError(
+                f"reading the .{ext} replay took over {timeout:g} s (time limit; the file was "
+                "not judged)"
+            ) from None
     try:
         out = json.loads(done.stdout)
     except ValueError:
@@ -278,6 +285,9 @@ def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
         raise BackendUnavailableError(
             "reading replays needs ms_toollib: pip install 'mscsp[replay]'"
         )
+    if done.returncode == -signal.SIGKILL:
+        # Killed from outside (the out-of-memory killer, a worker stopped): no verdict either.
+        raise SolverLimitError(f"the process reading the .{ext} replay was killed")
     if done.returncode != 0 or not isinstance(out, dict):
         raise InvalidInputError(f"{corrupt}: ms_toollib could not read it")
     if "error" in out:

@@ -1,21 +1,23 @@
 """The Starlette application behind ``mscsp serve``: the page, its assets and the JSON API.
 
-Requests run off the event loop, each under the request's time limit
-(:class:`~mscsp.web.service.DeadlineBackend`): a short try in a few threads of the server,
-and what may run long in worker processes (:class:`Runner`), so one player's hard board
-never stalls another's small one. The server stops waiting for an answer at a hard deadline
-(and kills a worker process that overruns), so a slow board answers with the solver-limit
-error instead of holding the connection. Requests are bounded in size, must be JSON (which
-keeps other sites' forms out), and nothing they carry is executed or written anywhere.
+Requests run off the event loop (:class:`Runner`): in the server's own threads only what is
+bounded by construction (a game replayed from its moves, the compiled kernel on a small
+board), everything else in worker processes, which are killed when they overrun, so one
+player's hard board never stalls another's small one. Each request's time limit runs from
+its arrival, and a slow board answers with the solver-limit error instead of holding the
+connection. Requests are bounded in size, must be JSON (which keeps other sites' forms out),
+and nothing they carry is executed or written anywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -30,34 +32,46 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import MscspError, SolverLimitError
-from .pool import WorkerPool
+from ..errors import MscspError
+from .pool import WorkerPool, prepare
 from .replay_api import Upload, replay_request
 from .service import (
     ApiError,
+    Clock,
     Cost,
     Handler,
     Limits,
+    answer,
+    error_answer,
     error_body,
     explain_request,
     internal_error_body,
-    meta,
+    meta_request,
     play_request,
     solve_request,
     suggest_request,
+    warm_kernel,
 )
 
 T = TypeVar("T")
 
 STATIC = Path(__file__).parent / "static"
-#: Seconds a running request may take past its time limit before the server stops waiting.
+#: Seconds a running request may take past its time limit before the server stops waiting
+#: (and kills the worker process solving it).
 GRACE = 1.0
-#: Seconds of solver time a ``TIMED`` request first gets in the server process. Every board
-#: of the standard sizes met in play is answered within it (an expert position in a few
-#: milliseconds); past it, the request moves to a worker process. While a try runs it
-#: shares the interpreter with the event loop, so this also bounds what a hard request can
-#: cost the small ones around it.
-ATTEMPT = 0.05
+#: Seconds a request waits for a free thread at least, however little time it has left: one
+#: whose time is up when it gets one is answered so by its handler, which names its board.
+START = 0.25
+#: Seconds a ``TIMED`` request that the kernel does not answer first gets in a worker of the
+#: quick lane. Boards met in play that the kernel hands back are answered within it; past
+#: it, the request moves to the lane of long solves.
+ATTEMPT = 0.1
+#: Seconds a quick try may overrun :data:`ATTEMPT` (a backend that cannot stop early)
+#: before its worker is killed and the request moves on.
+ATTEMPT_GRACE = 0.25
+#: Worker processes of the quick lane: short tries only, so a small request waits at most
+#: for one of those, never behind a long solve.
+QUICK = 1
 
 #: Headers on every answer: the page loads only its own assets and cannot be framed.
 SECURITY_HEADERS = {
@@ -97,52 +111,110 @@ class SecurityHeaders:
 class Runner:
     """Runs request handlers where a long one cannot hold the others back.
 
-    A :attr:`~mscsp.web.service.Cost.CHEAP` request, and the first try of a ``TIMED`` one
-    (under :data:`ATTEMPT` seconds of solver time), run in a few threads of the server; a
-    ``LONG`` request, and a ``TIMED`` one whose try ran out, run in a
-    :class:`~mscsp.web.pool.WorkerPool` process, which holds no lock of the server's and is
-    killed if it overruns. So a small board is answered at once whatever else is being
-    solved, and what runs in the server's threads is short by construction.
+    A :attr:`~mscsp.web.service.Cost.CHEAP` request runs in a few threads of the server. A
+    ``TIMED`` one is tried there too, under :attr:`~mscsp.web.service.Limits.bounded`: only
+    the compiled kernel may answer it, whose work is bounded by construction; else it is
+    tried in the quick lane's worker process for :data:`ATTEMPT` seconds, then solved in the
+    long lane's. A ``LONG`` request goes to the long lane at once. The lanes are
+    :class:`~mscsp.web.pool.WorkerPool` processes, which hold no lock of the server's and
+    are killed if they overrun, so a small board is answered at once whatever else is being
+    solved.
+
+    Each request's time limit runs from its arrival: waiting for a thread or a worker, and a
+    worker's start-up, count. A request whose time runs out before a thread or worker is
+    free is told the server is busy.
 
     Args:
-        limits: The server's limits (``workers`` threads and processes; ``time_limit``).
-        attempt: Seconds of solver time a ``TIMED`` request gets in the server process.
+        limits: The server's limits (``workers`` threads and long-lane processes,
+            ``time_limit``, ``memory_mb``).
+        attempt: Seconds a ``TIMED`` request gets in the quick lane.
+        quick: Worker processes of the quick lane.
     """
 
-    def __init__(self, limits: Limits, attempt: float = ATTEMPT):
+    def __init__(self, limits: Limits, attempt: float = ATTEMPT, quick: int = QUICK):
         self.limits = limits
         self.attempt = attempt
         self.threads = ThreadPoolExecutor(limits.workers, thread_name_prefix="mscsp-try")
+        # The server's own tries use the kernel, and the workers are forked from a process
+        # that has imported the library: load both now, off the event loop.
+        threading.Thread(target=_prepare, name="mscsp-prepare", daemon=True).start()
         # One thread per worker process waits on its pipe (without the interpreter lock).
+        self.pool = WorkerPool(limits.workers, limits.memory_mb)
         self.waiters = ThreadPoolExecutor(limits.workers, thread_name_prefix="mscsp-wait")
-        self.pool = WorkerPool(limits.workers)
+        self.quick = WorkerPool(quick, limits.memory_mb, nice=0)
+        self.quick_waiters = ThreadPoolExecutor(quick, thread_name_prefix="mscsp-quick")
+        self.lone: set[WorkerPool] = set()  # (see alone())
 
-    async def run(self, handler: Handler, body: Any, cost: Cost) -> tuple[int, dict[str, Any]]:
-        """``handler(body, limits)`` where ``cost`` says: the HTTP status and JSON body."""
+    async def run(
+        self, handler: Handler, body: Any, cost: Cost, arrived: float | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """:meth:`respond`, with the JSON body decoded."""
+        status, out = await self.respond(handler, body, cost, arrived)
+        return status, json.loads(out)
+
+    async def respond(
+        self, handler: Handler, body: Any, cost: Cost, arrived: float | None = None
+    ) -> tuple[int, bytes]:
+        """``handler(body, limits)`` where ``cost`` says: the HTTP status and JSON body.
+
+        Args:
+            handler: The request's handler.
+            body: Its decoded body.
+            cost: Where it may run.
+            arrived: When the request arrived (``time.monotonic()``; ``None``: now).
+        """
+        limits = replace(self.limits, arrived=time.monotonic() if arrived is None else arrived)
+        clock = Clock.of(body, limits)
         try:
             if cost is not Cost.LONG:
-                limits = self.limits
-                if cost is Cost.TIMED:
-                    limits = replace(limits, attempt=self.attempt)
-                try:
-                    call = partial(handler, body, limits)
-                    return 200, await self._wait(self.threads, call, True)
-                except SolverLimitError:
-                    if cost is Cost.CHEAP:
-                        raise
-                    # The try ran out of its budget: solve it again where it can take long.
-            call = partial(self.pool.call, handler, body, self.limits, GRACE)
-            return await self._wait(self.waiters, call, False)
+                here = limits if cost is Cost.CHEAP else replace(limits, bounded=True)
+                found = await self._wait(self.threads, partial(answer, handler, body, here), clock)
+                if found is not None:
+                    return found
+                tried = replace(limits, attempt=self.attempt)
+                found = await self._in(self.quick, self.quick_waiters, handler, body, tried, clock)
+                if found is not None:
+                    return found
+            found = await self._in(self.pool, self.waiters, handler, body, limits, clock)
+            if found is None:  # its worker overran the request's time, and was killed
+                raise clock.error()
+            return found
         except (ApiError, MscspError) as exc:
-            return error_body(exc)
+            return error_answer(exc)
 
-    async def _wait(self, executor: ThreadPoolExecutor, call: Callable[[], T], hard: bool) -> T:
+    async def _in(
+        self,
+        pool: WorkerPool,
+        waiters: ThreadPoolExecutor,
+        handler: Handler,
+        body: Any,
+        limits: Limits,
+        clock: Clock,
+    ) -> tuple[int, bytes] | None:
+        """``answer(handler, body, limits)`` in a worker of ``pool`` (see
+        :meth:`~mscsp.web.pool.WorkerPool.call`); ``None``: none in time."""
+        grace = GRACE if limits.attempt is None else ATTEMPT_GRACE
+        call = partial(self._call, pool, handler, body, limits, clock.end, grace)
+        return await self._wait(waiters, call, clock, hard=False)
+
+    def _call(self, pool: WorkerPool, *args: Any) -> tuple[int, bytes] | None:
+        """``pool.call(*args)``, in a waiter thread (starting a worker waits for it). Every
+        worker starts with the first request that needs one: the long lane is ready by the
+        time a request moves there from the quick one."""
+        self.pool.start()
+        self.quick.start()
+        return pool.call(*args)
+
+    async def _wait(
+        self, executor: ThreadPoolExecutor, call: Callable[[], T], clock: Clock, hard: bool = True
+    ) -> T:
         """``call()`` in ``executor``.
 
-        A request waits at most ``time_limit`` for a free thread (then it is told the server
-        is busy). With ``hard``, once running it waits at most ``time_limit`` plus
-        :data:`GRACE` seconds for its answer: then it gets the solver-limit error, and the
-        thread finishes on its own. (The pool's calls kill their process at that limit.)
+        A request waits for a free thread until its time is up, or :data:`START` seconds
+        (then it is told the server is busy; so too if the server stops meanwhile). With
+        ``hard``, once running it waits until its time is up plus :data:`GRACE` seconds for
+        its answer: then it gets the solver-limit error, and the thread finishes on its own.
+        (The pool's calls kill their process at that limit.)
         """
         loop = asyncio.get_running_loop()
         started = asyncio.Event()
@@ -151,29 +223,51 @@ class Runner:
             loop.call_soon_threadsafe(started.set)
             return call()
 
-        future = executor.submit(job)
-        limit = self.limits.time_limit
         try:
-            await asyncio.wait_for(started.wait(), timeout=limit)
-        except TimeoutError:
-            if future.cancel():  # still queued: no thread was free in time
-                raise ApiError(
-                    503, "busy", "the server is busy with other boards; try again"
-                ) from None
+            future = executor.submit(job)
+        except RuntimeError:  # shut down: the server is stopping
+            raise ApiError(503, "busy", "the server is stopping") from None
+        # (Cancelled by the executor's shutdown, it wakes us too.)
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(started.set))
+        with suppress(TimeoutError):
+            left = clock.end - time.monotonic()
+            await asyncio.wait_for(started.wait(), timeout=max(left, START))
+        if future.cancelled() or (not started.is_set() and future.cancel()):
+            raise ApiError(503, "busy", "the server is busy with other boards; try again")
+        timeout = clock.end + GRACE - time.monotonic() if hard else None
         try:
-            return await asyncio.wait_for(
-                asyncio.wrap_future(future), timeout=limit + GRACE if hard else None
-            )
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout=timeout)
         except TimeoutError:
-            raise SolverLimitError(
-                f"the analyser's time limit of {limit:g} s per request was hit"
-            ) from None
+            raise clock.error() from None
+
+    def alone(self, handler: Handler, body: Any) -> tuple[int, bytes]:
+        """``handler(body, limits)`` in a worker process of its own, stopped after: for what
+        imports much and is asked once, so that the server's process stays small, and
+        quick to stop (a process that has imported JAX takes a second to exit). It blocks:
+        call it in a thread."""
+        pool = WorkerPool(1, self.limits.memory_mb, nice=0)
+        self.lone.add(pool)
+        limits = replace(self.limits, arrived=time.monotonic())
+        clock = Clock.of(body, limits)
+        try:
+            found = pool.call(handler, body, limits, clock.end, GRACE)
+        finally:
+            self.lone.discard(pool)
+            pool.close()
+        return error_answer(clock.error()) if found is None else found
 
     def close(self) -> None:
         """Stops the worker processes and the threads' queues (at server shutdown)."""
-        self.pool.close()
-        self.waiters.shutdown(wait=False, cancel_futures=True)
-        self.threads.shutdown(wait=False, cancel_futures=True)
+        for pool in (self.pool, self.quick, *list(self.lone)):
+            pool.close()
+        for executor in (self.waiters, self.quick_waiters, self.threads):
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _prepare() -> None:
+    """Loads the compiled kernel and starts the workers' ``forkserver`` (in a thread)."""
+    warm_kernel()
+    prepare()
 
 
 def _reject_constant(name: str) -> None:
@@ -244,27 +338,38 @@ def create_app(
         """The route of a ``POST`` handler; ``cost`` says where it runs (see :class:`Runner`),
         ``read`` how its body is read (JSON, or an uploaded file)."""
 
-        async def answer(request: Request) -> Response:
+        async def respond(request: Request) -> Response:
+            arrived = time.monotonic()
             try:
                 body = await read(request, limits.max_body)
             except ApiError as exc:
                 return _error_response(exc)
-            status, out = await runner.run(handler, body, cost)
-            return JSONResponse(out, status_code=status)
+            # (Encoded where it was answered: a large answer costs the event loop nothing.)
+            status, out = await runner.respond(handler, body, cost, arrived)
+            return Response(out, status_code=status, media_type="application/json")
 
-        return answer
+        return respond
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    cached_meta: list[dict[str, Any]] = []
+    cached_meta: list[bytes] = []
+    meta_lock = threading.Lock()
+
+    def fetch_meta() -> tuple[int, bytes]:
+        # Asking each backend whether it is installed imports its package (JAX, OR-Tools:
+        # seconds): done once, in a process of its own; requests meanwhile wait for it.
+        with meta_lock:
+            if not cached_meta:
+                status, out = runner.alone(meta_request, None)
+                if status != 200:
+                    return status, out
+                cached_meta.append(out)
+        return 200, cached_meta[0]
 
     async def get_meta(request: Request) -> Response:
-        # Asking each backend whether it is installed imports its package (OR-Tools takes a
-        # second): do it once, off the event loop.
-        if not cached_meta:
-            cached_meta.append(await asyncio.to_thread(meta, limits))
-        return JSONResponse(cached_meta[0])
+        status, out = await asyncio.to_thread(fetch_meta)
+        return Response(out, status_code=status, media_type="application/json")
 
     async def internal_error(request: Request, exc: Exception) -> Response:
         return JSONResponse(internal_error_body(exc), status_code=500)
@@ -286,7 +391,7 @@ def create_app(
             Route("/api/solve", endpoint(solve_request, Cost.TIMED), methods=["POST"]),
             Route("/api/play", endpoint(play_request, Cost.CHEAP), methods=["POST"]),
             Route("/api/suggest", endpoint(suggest_request, Cost.TIMED), methods=["POST"]),
-            Route("/api/explain", endpoint(explain_request), methods=["POST"]),
+            Route("/api/explain", endpoint(explain_request, Cost.TIMED), methods=["POST"]),
             Route("/api/replay", endpoint(replay_request, read=read_upload), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],

@@ -2,78 +2,179 @@
 
 A long solve is pure-Python big-integer work: in a thread of the server it holds the
 interpreter lock for most of its time limit, and every other request waits its turn. Here it
-runs in its own process instead, where it cannot hold the server back. Each worker is a
-spawned interpreter (the server has threads, which ``fork`` would copy mid-state), started
-the first time a request needs it, so a server used only on small boards starts none. A
-worker that overruns its time limit, or dies, is killed and a fresh one started in its
-place at once: the pool never jams.
+runs in its own process instead, where it cannot hold the server back. Workers are forked
+from a clean server process that has already imported the library (``forkserver``: the
+server has threads, which a plain ``fork`` would copy mid-state), so one starts in
+milliseconds, the first time a request needs one or after one is killed. Each leads its
+own process group, so that killing it kills what it started too (a replay reader, a
+counting child process), and has a memory ceiling (``RLIMIT_DATA``: what it holds idle plus
+a budget). A worker that overruns its job's time, runs out of memory or dies is replaced at
+once: the pool never jams.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import queue
 import signal
 import threading
+import time
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
-from ..errors import SolverLimitError
-from .service import ApiError, Handler, Limits, answer, error_body
+from ..errors import MemoryLimitError, SolverLimitError
+from .service import ApiError, Handler, Limits, answer, error_answer
 
-#: Seconds a new worker may take to start (import the library) and take its first job.
-BOOT = 60.0
-#: How much lower than the server's a worker's scheduling priority is (``nice``).
+#: What the ``forkserver`` imports once, so that the workers it forks start with it.
+PRELOAD = ["mscsp.web.service", "mscsp.web.replay_api"]
+
+#: How much lower than the server's a long-job worker's scheduling priority is (``nice``).
 NICE = 10
-#: What a worker sends when it takes a job: the time limit runs from then.
-TAKEN = "taken"
+#: What a worker sends once it has started (imported the library, set its ceiling).
+READY = "ready"
+#: Exit status of a worker that ran out of memory outside a job's answer.
+MEMORY_EXIT = 75
+#: Signals a worker dies of when an allocation fails in native code (or the kernel's
+#: out-of-memory killer picks it): with a ceiling set, read as the ceiling hit.
+MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGKILL}
 
 
-def _work(conn: Connection) -> None:
-    """A worker's loop: take a job, answer it; stop when the server closes the pipe."""
-    # Ctrl-C reaches the whole process group: the server handles it and then stops us.
+def memory_error(memory_mb: int | None) -> MemoryLimitError:
+    """The error of a request that hit its worker's memory ceiling."""
+    return MemoryLimitError(f"memory limit of {memory_mb} MB per request was hit")
+
+
+def _data_size() -> int | None:
+    """This process's private writable memory in bytes (``VmData``: what ``RLIMIT_DATA``
+    bounds), or ``None`` where ``/proc`` does not tell (not Linux)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _set_ceiling(budget_mb: int | None) -> None:
+    """Lets this process allocate ``budget_mb`` more than it holds now (Linux only).
+
+    ``RLIMIT_DATA`` rather than ``RLIMIT_AS``: numba, numpy and JAX reserve address space
+    they never use (a learned model's worker reserves over 1.5 GB, uses 0.4 GB), which
+    ``RLIMIT_AS`` would count.
+    """
+    idle = _data_size()
+    if budget_mb is None or idle is None:
+        return
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    ceiling = idle + budget_mb * 2**20
+    if hard != resource.RLIM_INFINITY:
+        ceiling = min(ceiling, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
+
+
+def _work(conn: Connection, memory_mb: int | None, nice: int) -> None:
+    """A worker's loop: take a job, answer it; stop when the server closes the pipe.
+
+    Each answer is ``(status, body, retire)``; ``status`` ``None``: see
+    :func:`~mscsp.web.service.answer`. After a memory error the worker retires (answers,
+    then exits): the server starts a fresh one, with nothing left over from the failure.
+    """
+    # Ctrl-C goes to the server, which stops us; our own group, so that we are killed with
+    # whatever we start.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.setpgrp()
     # Below the server in the scheduler's eyes: where cores are short, the server's quick
     # answers go first; an idle core still runs the solve at full speed.
-    if hasattr(os, "nice"):
-        os.nice(NICE)
+    if nice:
+        os.nice(nice)
+    _set_ceiling(memory_mb)
     try:
+        conn.send(READY)
         while True:
             handler, body, limits = conn.recv()
-            conn.send(TAKEN)
-            conn.send(answer(handler, body, limits))
+            try:
+                status, out = answer(handler, body, limits) or (None, b"")
+                conn.send((status, out, False))
+            except MemoryError:
+                conn.send((*error_answer(memory_error(memory_mb)), True))
+                return
     except (EOFError, OSError):  # the server closed the pipe, or is gone
         return
+    except MemoryError:  # not even the answer could be sent
+        os._exit(MEMORY_EXIT)
 
 
 class Worker:
-    """One worker process and its pipe, started on first use and replaced when it fails."""
+    """One worker process and its pipe, started on first use and replaced when it fails.
 
-    def __init__(self, context: multiprocessing.context.BaseContext):
+    Args:
+        context: The multiprocessing context that starts it.
+        memory_mb: Megabytes it may allocate above what it holds idle (``None``: any).
+        nice: How much to lower its scheduling priority.
+    """
+
+    def __init__(self, context: Any, memory_mb: int | None, nice: int):
         self.context = context
+        self.memory_mb = memory_mb
+        self.nice = nice
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
+        self.ready = False
         self.lock = threading.Lock()
 
     def call(
-        self, handler: Handler, body: Any, limits: Limits, grace: float
-    ) -> tuple[int, dict[str, Any]]:
-        """``answer(handler, body, limits)`` in the worker, which gets the time limit plus
-        ``grace`` seconds for it from when it takes the job; past that it is killed."""
+        self, handler: Handler, body: Any, limits: Limits, end: float, grace: float
+    ) -> tuple[int, bytes] | None:
+        """``answer(handler, body, limits)`` in the worker.
+
+        The job goes to the worker only once it has started, and only before ``end`` (a
+        ``time.monotonic()``); it gets until ``end``, or :attr:`Limits.attempt` seconds if
+        that is sooner, plus ``grace`` seconds; past that the worker is killed.
+
+        Returns:
+            The answer; ``None`` where it had none in time (the worker, still starting, is
+            left to start; running the job, it is killed), or the handler asked for more
+            time than its try (see :func:`~mscsp.web.service.answer`).
+        """
         conn = self.start()
         try:
+            if not self.ready:
+                if not conn.poll(max(end - time.monotonic(), 0)):
+                    return None
+                self.ready = conn.recv() == READY
+            now = time.monotonic()
+            if now >= end:
+                return None
             conn.send((handler, body, limits))
-            if conn.poll(BOOT) and conn.recv() == TAKEN and conn.poll(limits.time_limit + grace):
-                return conn.recv()
-            error = SolverLimitError(
-                f"the analyser's time limit of {limits.time_limit:g} s per request was hit "
-                "(its worker process was stopped)"
-            )
-        except (EOFError, OSError):  # killed (out of memory?) or stopped by close()
-            error = SolverLimitError("the worker process solving this request stopped")
-        self.stop()
-        return error_body(error)
+            attempt = math.inf if limits.attempt is None else limits.attempt
+            if conn.poll(min(end, now + attempt) + grace - time.monotonic()):
+                status, out, retire = conn.recv()
+                if retire:
+                    self.stop()
+                return None if status is None else (status, out)
+            self.stop()
+            return None
+        except (EOFError, OSError):  # died (out of memory?) or stopped by close()
+            error = self._death()
+            self.stop()
+            return error_answer(error)
+
+    def _death(self) -> SolverLimitError:
+        """What to answer for a job whose worker died under it."""
+        process = self.process
+        if process is not None:
+            process.join(1.0)
+            code = process.exitcode
+            died_of = -code if code is not None and code < 0 else None
+            if self.memory_mb is not None and (code == MEMORY_EXIT or died_of in MEMORY_SIGNALS):
+                return memory_error(self.memory_mb)
+        return SolverLimitError("the worker process solving this request stopped")
 
     def start(self) -> Connection:
         """Starts the process unless it runs (it imports the library while we go on).
@@ -85,22 +186,40 @@ class Worker:
             if self.process is None:
                 ours, theirs = self.context.Pipe()
                 self.process = self.context.Process(
-                    target=_work, args=(theirs,), name="mscsp-worker", daemon=True
+                    target=_work,
+                    args=(theirs, self.memory_mb, self.nice),
+                    name="mscsp-worker",
+                    daemon=True,
                 )
                 self.process.start()
                 theirs.close()
                 self.conn = ours
+                self.ready = False
             return self.conn
 
     def stop(self) -> None:
-        """Kills the process (its job, if any, is abandoned); the next call starts a new one."""
+        """Kills the process and what it started (its job, if any, is abandoned); the next
+        call starts a new one."""
+        process = self.kill()
+        if process is not None:
+            process.join()
+
+    def kill(self) -> multiprocessing.process.BaseProcess | None:
+        """Kills the process and what it started, without waiting for it to end.
+
+        Returns:
+            The process, to join.
+        """
         with self.lock:
             process, self.process, self.conn = self.process, None, None
         # The connection closes when the last reference to it goes: a call still waiting
         # on it sees the end of the pipe, not a reused descriptor.
         if process is not None:
-            process.kill()
-            process.join()
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):  # not its group's leader yet
+                process.kill()
+        return process
 
     @property
     def pid(self) -> int | None:
@@ -109,36 +228,66 @@ class Worker:
         return None if process is None else process.pid
 
 
+def _context() -> Any:
+    """The multiprocessing context that starts workers: ``forkserver`` with the library
+    preloaded, ``spawn`` where there is none (Windows)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def prepare() -> None:
+    """Starts the ``forkserver`` now (it imports the library, about a second), so that the
+    first worker starts at once. Starting a worker waits for it: call this off the event
+    loop."""
+    if _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 class WorkerPool:
     """``size`` workers; :meth:`call` blocks until one is free (callers bound the wait).
 
     Args:
         size: Number of worker processes.
+        memory_mb: Each worker's memory budget above what it holds idle (``None``: any).
+        nice: How much to lower the workers' scheduling priority.
     """
 
-    def __init__(self, size: int):
-        context = multiprocessing.get_context("spawn")
-        self.workers = [Worker(context) for _ in range(size)]
-        self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
-        for worker in self.workers:
+    def __init__(self, size: int, memory_mb: int | None = None, nice: int = NICE):
+        context = _context()
+        self.workers = [Worker(context, memory_mb, nice) for _ in range(size)]
+        # Last in, first out: the worker used last (its imports and models warm) goes first.
+        self.idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        for worker in reversed(self.workers):
             self.idle.put(worker)
         self.closed = False
         self.lock = threading.Lock()
 
+    def start(self) -> None:
+        """Starts every worker not running (each boots while we go on)."""
+        with self.lock:
+            if not self.closed:
+                for worker in self.workers:
+                    worker.start()
+
     def call(
-        self, handler: Handler, body: Any, limits: Limits, grace: float
-    ) -> tuple[int, dict[str, Any]]:
+        self, handler: Handler, body: Any, limits: Limits, end: float, grace: float
+    ) -> tuple[int, bytes] | None:
         """``answer(handler, body, limits)`` in a free worker (see :meth:`Worker.call`)."""
         worker = self.idle.get()
         try:
-            result = None if self.closed else worker.call(handler, body, limits, grace)
+            result = None if self.closed else worker.call(handler, body, limits, end, grace)
             with self.lock:
                 if not self.closed:  # one it had to kill: its successor starts now, not later
                     worker.start()
         finally:
             self.idle.put(worker)
-        if result is None or self.closed:  # closing stops the workers, which ends their calls
-            return error_body(ApiError(503, "busy", "the server is stopping"))
+        if self.closed:  # closing stops the workers, which ends their calls
+            return error_answer(ApiError(503, "busy", "the server is stopping"))
         return result
 
     def pids(self) -> list[int]:
@@ -149,5 +298,6 @@ class WorkerPool:
         """Stops every worker; a request still waiting on one is told the server is stopping."""
         with self.lock:
             self.closed = True
-        for worker in self.workers:
-            worker.stop()
+        for process in [worker.kill() for worker in self.workers]:  # all at once, then wait
+            if process is not None:
+                process.join()

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..backends import get_backend
 from ..replay import rate_replay, rating_json, read_replay
-from .service import DeadlineBackend, Limits, check_size
+from .service import Clock, DeadlineBackend, Limits, check_size, solving
 
 
 @dataclass(frozen=True)
@@ -30,13 +30,15 @@ class Upload:
 
 
 def replay_request(upload: Upload, limits: Limits) -> dict[str, Any]:
-    """Reads and rates an uploaded replay under the server's limits.
+    """Reads and rates an uploaded replay under the request's time limit.
 
-    The board must fit ``limits.max_cells`` (else 413 ``too_large``); reading the file gets
-    ``limits.time_limit``, and every solve of the game shares another.
+    The board must fit ``limits.max_cells`` (else 413 ``too_large``). Reading the file and
+    every solve of the game share the request's time, from its arrival: a read cut short by
+    it is the solver-limit error, not a verdict on the file.
     """
-    replay = read_replay(upload.data, upload.name, timeout=limits.time_limit)
-    check_size(replay.rows, replay.cols, limits, "replay board")
-    seconds = limits.time_limit
-    rating = rate_replay(replay, DeadlineBackend(get_backend("dss", time_limit=seconds), seconds))
-    return rating_json(rating)
+    clock = Clock.of(upload, limits)
+    with solving(clock):
+        replay = read_replay(upload.data, upload.name, timeout=clock.left())
+        check_size(replay.rows, replay.cols, limits, "replay board")
+        backend = DeadlineBackend(get_backend("dss", time_limit=clock.left()), clock)
+        return rating_json(rate_replay(replay, backend))

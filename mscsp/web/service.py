@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -19,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, compiled
 from ..backends import BACKENDS, DEFAULT_BACKEND, Backend, get_backend
 from ..board import COVERED, FLAG, Board, parse_board
 from ..constraints import Component, ComponentCount
@@ -38,30 +40,41 @@ from ..heatmap import palette
 from ..players import PLAYERS, get_player
 from ..probabilities import Solution
 from ..render import solution_json
-from ..solver import solve
+from ..solver import kernel_solves, solve
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask of the server.
+    """What one request may ask of the server, and where it is being answered.
 
     Attributes:
         max_body: Largest request body in bytes.
         max_cells: Largest board (rows x cols) solved or played.
-        time_limit: Seconds of solver time per request (a client may ask for less).
+        time_limit: Seconds per request, from when it arrives (a client may ask for less).
         workers: Long requests solved at once, each in its own worker process (and requests
             tried at once in the server's threads); more wait for one, then get a "busy"
             answer.
-        attempt: Seconds of solver time this call may take in the server process before
-            the request moves to a worker process (``None``: its whole time limit). The
-            server's runner sets it for a :attr:`Cost.TIMED` request's first try;
-            :func:`_backend` enforces it.
+        memory_mb: Megabytes each worker process may allocate above what it holds idle
+            (``None``: no ceiling); past it the request gets the memory-limit error.
+        arrived: When the request arrived (``time.monotonic()``): its time limit runs from
+            then, waiting and a worker's start-up included (``None``: from when the handler
+            starts). The server's runner sets it.
+        bounded: Answer only what is bounded by construction (the compiled kernel on a
+            small board), raising :class:`NotHere` otherwise: the runner sets it for a
+            :attr:`Cost.TIMED` request's try in the server's own threads.
+        attempt: Seconds this call may take before the request moves to a worker process
+            that gives it its whole time limit (``None``: its whole limit). The runner sets
+            it for a :attr:`Cost.TIMED` request's short try in a worker; :func:`_backend`
+            enforces it, and a handler that cannot stop within it raises :class:`NotHere`.
     """
 
     max_body: int = 256 * 1024
     max_cells: int = 10_000
     time_limit: float = 10.0
     workers: int = 2
+    memory_mb: int | None = 1024
+    arrived: float | None = None
+    bounded: bool = False
     attempt: float | None = None
 
 
@@ -69,16 +82,75 @@ class Cost(Enum):
     """How long a request handler may run, which decides where the server runs it.
 
     ``CHEAP``: bounded by the request's size (a game replayed from its moves); answered in
-    the server's threads. ``TIMED``: counts only through :func:`_backend`, so it
-    honours :attr:`Limits.attempt`; tried in the server's threads under that short budget,
-    then, if it runs out, solved again in a worker process under the whole limit. ``LONG``:
-    may run long and cannot stop early; solved in a worker process from the start (the
-    handler must be a module-level function, as it is sent there by name).
+    the server's threads. ``TIMED``: honours :attr:`Limits.bounded` and
+    :attr:`Limits.attempt` (it counts only through :func:`_backend`); answered in the
+    server's threads where the compiled kernel answers it, else tried in a worker process
+    under the short :attr:`Limits.attempt`, then, if that runs out, solved in a worker
+    process under the whole limit. ``LONG``: may run long and cannot stop early; solved in a
+    worker process from the start. Handlers that run in workers must be module-level
+    functions, as they are sent there by name.
     """
 
     CHEAP = "cheap"
     TIMED = "timed"
     LONG = "long"
+
+
+class NotHere(Exception):
+    """The handler cannot answer within the bounds it was given here (see
+    :attr:`Limits.bounded` and :attr:`Limits.attempt`): the runner moves the request to a
+    worker process, under its whole time limit."""
+
+
+@dataclass(frozen=True)
+class Clock:
+    """One request's time: its own limit, which errors name, and when it runs out.
+
+    Attributes:
+        limit: The request's time limit in seconds.
+        end: When it runs out (``time.monotonic()``).
+    """
+
+    limit: float
+    end: float
+
+    @classmethod
+    def of(cls, body: Any, limits: Limits) -> Clock:
+        """The clock of a request: its own limit (:func:`time_limit_of`) from its arrival."""
+        return cls.starting(time_limit_of(body, limits), limits)
+
+    @classmethod
+    def starting(cls, limit: float, limits: Limits) -> Clock:
+        """A clock of ``limit`` seconds from the request's arrival (or from now)."""
+        start = time.monotonic() if limits.arrived is None else limits.arrived
+        return cls(limit, start + limit)
+
+    def left(self) -> float:
+        """Seconds left.
+
+        Raises:
+            SolverLimitError: None are.
+        """
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise self.error()
+        return left
+
+    def over(self) -> bool:
+        """Whether the time is up."""
+        return time.monotonic() >= self.end
+
+    def error(self) -> SolverLimitError:
+        """The error of a request whose time is up."""
+        return SolverLimitError(
+            f"the analyser's time limit of {self.limit:g} s per request was hit"
+        )
+
+    def within(self, seconds: float | None) -> Clock:
+        """This clock, ending ``seconds`` from now if that is sooner (``None``: as is)."""
+        if seconds is None:
+            return self
+        return Clock(self.limit, min(self.end, time.monotonic() + seconds))
 
 
 #: A request handler: the decoded JSON body and the limits in, the JSON answer out.
@@ -138,14 +210,58 @@ def internal_error_body(exc: Exception) -> dict[str, Any]:
     return {"error": {"kind": "internal", "message": f"internal error: {type(exc).__name__}"}}
 
 
-def answer(handler: Handler, body: Any, limits: Limits) -> tuple[int, dict[str, Any]]:
-    """``handler(body, limits)`` as an HTTP status and JSON body, errors included."""
+def encode(out: dict[str, Any]) -> bytes:
+    """A JSON answer's bytes, as Starlette's ``JSONResponse`` writes them."""
+    return json.dumps(
+        out, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+
+
+def error_answer(exc: Exception) -> tuple[int, bytes]:
+    """:func:`error_body`, encoded."""
+    status, body = error_body(exc)
+    return status, encode(body)
+
+
+def answer(handler: Handler, body: Any, limits: Limits) -> tuple[int, bytes] | None:
+    """``handler(body, limits)`` as an HTTP status and encoded JSON body, errors included.
+
+    Returns:
+        The answer, or ``None`` where it must be answered elsewhere: the handler raised
+        :class:`NotHere`, or its short try (:attr:`Limits.attempt`) hit its limit while the
+        request has time left.
+
+    Raises:
+        MemoryError: The handler ran out of memory (also where the library turned that into
+            a solver-limit error): the worker process, which knows its ceiling, answers it.
+    """
     try:
-        return 200, handler(body, limits)
+        return 200, encode(handler(body, limits))
+    except NotHere:
+        return None
+    except MemoryError:
+        raise
     except (ApiError, MscspError) as exc:
-        return error_body(exc)
+        if _caused_by_memory(exc):
+            raise MemoryError(str(exc)) from exc
+        tried = limits.attempt is not None and isinstance(exc, SolverLimitError)
+        if tried and not Clock.of(body, limits).over():
+            return None
+        return error_answer(exc)
     except Exception as exc:  # a bug: answered as the app answers any, the server goes on
-        return 500, internal_error_body(exc)
+        return 500, encode(internal_error_body(exc))
+
+
+def _caused_by_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` came from a :class:`MemoryError` (raised while handling one)."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # (a chain is short; the bound keeps a cycle harmless)
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], default: Any) -> Any:
@@ -181,34 +297,69 @@ def _check_fields(body: Any, allowed: set[str]) -> dict[str, Any]:
 class DeadlineBackend(Backend):
     """Stops counting once the request's time is up, across all its components.
 
-    The inner backend's own limit (per component) is the request's limit too, so one slow
-    component stops at about that limit; this wrapper stops a solve with many components.
+    The inner backend's own limit is what was left when the solve began, so one slow
+    component stops at about the request's end; this wrapper stops a solve with many.
+
+    Args:
+        inner: The backend that counts.
+        clock: The request's clock (or a try's, ending sooner).
     """
 
     name = "deadline"
 
-    def __init__(self, inner: Backend, seconds: float):
-        super().__init__(time_limit=seconds)
+    def __init__(self, inner: Backend, clock: Clock):
+        super().__init__(time_limit=clock.left())
         self.inner = inner
-        self.deadline = time.perf_counter() + seconds
+        self.clock = clock
 
     def count(self, component: Component) -> ComponentCount:
-        if time.perf_counter() > self.deadline:
-            raise SolverLimitError(
-                f"the analyser's time limit of {self.time_limit:g} s per request was hit"
-            )
+        self.clock.left()
         return self.inner.count(component)
 
 
-def _backend(name: str, seconds: float, limits: Limits | None = None) -> Backend:
-    """The backend ``name`` under the request's ``seconds`` (and its try's budget, if any).
+def _backend(name: str, clock: Clock, limits: Limits) -> Backend:
+    """The backend ``name`` under the request's ``clock`` (and its try's budget, if any).
 
-    A handler declared :attr:`Cost.TIMED` counts through this with its ``limits``, so that
-    its first try in the server process stops at :attr:`Limits.attempt`.
+    A handler declared :attr:`Cost.TIMED` counts through this, so that its short try in a
+    worker stops at :attr:`Limits.attempt`.
     """
-    attempt = None if limits is None else limits.attempt
-    budget = seconds if attempt is None else min(seconds, attempt)
-    return DeadlineBackend(get_backend(name, time_limit=budget), budget)
+    clock = clock.within(limits.attempt)
+    return DeadlineBackend(get_backend(name, time_limit=clock.left()), clock)
+
+
+@contextmanager
+def solving(clock: Clock, board: Board | None = None) -> Iterator[None]:
+    """A limit hit as the request's time ran out is told in the request's terms (its own
+    limit, not what was left of it when a stage began); the page is told which ``board``
+    could not be solved."""
+    try:
+        yield
+    except (InconsistentBoardError, SolverLimitError) as exc:
+        if isinstance(exc, SolverLimitError) and clock.over() and not _caused_by_memory(exc):
+            exc = clock.error()
+        if board is not None:
+            exc.board = board.to_text()  # the page still draws the board it could not solve
+        raise exc from None
+
+
+def _kernel_solution(board: Board, backend: str) -> Solution | None:
+    """The compiled kernel's answer for ``backend``, or ``None`` where it gives none.
+
+    The kernel's work is bounded by its own limits (a small board, a node budget per
+    component), not by the clock: it answers in the server's threads, whatever the load.
+    """
+    if backend != DEFAULT_BACKEND or not kernel_solves(get_backend(backend), board):
+        return None
+    return compiled.solve_small(board)
+
+
+def warm_kernel() -> None:
+    """Loads the compiled kernel where numba's cache already holds it, and runs it once
+    (its first call reads the cache), so that the server's requests do not pay for it.
+    Where it is not cached yet, :func:`mscsp.compiled.ready` compiles it in the background
+    after its warm-up, as in any process."""
+    if compiled.available() and compiled.stamp().exists() and compiled.load():
+        compiled.solve_small(parse_board("3x3x1\n1??\n???\n???\n"))
 
 
 def _board(body: dict[str, Any], limits: Limits) -> Board:
@@ -250,6 +401,18 @@ def _seconds(body: dict[str, Any], limits: Limits) -> float:
     return min(float(asked), limits.time_limit)
 
 
+def time_limit_of(body: Any, limits: Limits) -> float:
+    """The seconds a request asks for (its ``time_limit``, at most the server's), or the
+    server's limit where it asks for none, or not in a form its handler will accept (the
+    handler then refuses it)."""
+    if isinstance(body, dict):
+        try:
+            return _seconds(body, limits)
+        except (ApiError, MscspError):
+            pass
+    return limits.time_limit
+
+
 SOLVE_FIELDS = {"board", "mines", "backend", "time_limit", "exact"}
 EXPLAIN_FIELDS = {"board", "mines", "time_limit", "cells"}
 
@@ -263,14 +426,16 @@ def explain_request(body: Any, limits: Limits) -> dict[str, Any]:
     """
     body = _check_fields(body, EXPLAIN_FIELDS)
     board = _board(body, limits)
-    seconds = _seconds(body, limits)
+    clock = Clock.starting(_seconds(body, limits), limits)
     wanted = _field(body, "cells", list, None)
     specs = ["all"] if wanted is None else [_cell_spec(c) for c in wanted]
     cells = parse_cells(specs, board)
-    start = time.perf_counter()
-    solution = solve(board, time_limit=seconds)
-    left = max(seconds - (time.perf_counter() - start), 1e-3)
-    return {"explanations": explain(board, solution, cells, left)}
+    if limits.bounded:  # explaining is a search: not bounded by construction
+        raise NotHere
+    solution = _solution(board, DEFAULT_BACKEND, clock, limits)
+    with solving(clock, board):
+        left = clock.within(limits.attempt).left()
+        return {"explanations": explain(board, solution, cells, left)}
 
 
 def _cell_spec(cell: Any) -> str:
@@ -298,16 +463,12 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     body = _check_fields(body, SOLVE_FIELDS)
     board = _board(body, limits)
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
-    seconds = _seconds(body, limits)
+    clock = Clock.starting(_seconds(body, limits), limits)
     exact = _field(body, "exact", bool, False)
     if not is_counting(backend):
-        return _estimate(board, backend, seconds)
+        return _estimate(board, backend, clock, limits)
     start = time.perf_counter()
-    try:
-        solution = solve(board, _backend(backend, seconds, limits))
-    except (InconsistentBoardError, SolverLimitError) as exc:
-        exc.board = board.to_text()  # the page still draws the board it could not solve
-        raise
+    solution = _solution(board, backend, clock, limits)
     elapsed = time.perf_counter() - start
     out = solution_json(solution, backend, exact=exact)
     groups, cells = _groups(solution)
@@ -315,11 +476,29 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
         board=board.to_text(),
         solutions=str(solution.weight),
         seconds=round(elapsed, 6),
-        time_limit=seconds,
+        time_limit=clock.limit,
         groups=groups,
         cells=cells,
     )
     return out
+
+
+def _solution(board: Board, backend: str, clock: Clock, limits: Limits) -> Solution:
+    """The exact solution of ``board``: the compiled kernel's where it gives one (anywhere:
+    it is fast and bounded), else, unless :attr:`Limits.bounded`, ``backend``'s under the
+    request's clock.
+
+    Raises:
+        NotHere: Only the kernel may answer here, and it gave no answer.
+    """
+    with solving(clock, board):
+        clock.left()  # (the kernel is fast, but a request out of time gets no answer)
+        solution = _kernel_solution(board, backend)
+        if solution is None:
+            if limits.bounded:
+                raise NotHere
+            solution = solve(board, _backend(backend, clock, limits))
+    return solution
 
 
 @functools.lru_cache(maxsize=8)
@@ -328,7 +507,7 @@ def _estimator(spec: str, seconds: float) -> Estimator:
     return get_estimator(spec, time_limit=seconds)
 
 
-def _estimate(board: Board, spec: str, seconds: float) -> dict[str, Any]:
+def _estimate(board: Board, spec: str, clock: Clock, limits: Limits) -> dict[str, Any]:
     """``/api/solve`` with an estimator that does not count (sampler, learned model).
 
     The answer has the keys of the counting answer with ``approximate`` true, ``exact``
@@ -336,17 +515,16 @@ def _estimate(board: Board, spec: str, seconds: float) -> dict[str, Any]:
     ``reference`` (the default backend) and ``difference``: per covered cell, the estimate
     minus the exact probability (``None`` elsewhere). ``solutions`` is the exact count.
     The exact solve shares the request's time limit; a board it finds inconsistent is
-    refused as with a counting backend.
+    refused as with a counting backend. Estimators do not stop at a short try's budget (a
+    learned model loads first): they are answered under the request's whole limit only.
     """
-    estimator = _estimator(spec, seconds)  # loading a model is not the estimate's time
+    if limits.bounded or limits.attempt is not None:
+        raise NotHere
+    estimator = _estimator(spec, clock.limit)  # loading a model is not the estimate's time
     start = time.perf_counter()
     estimate = Estimate(board, estimator.estimate(board))
     elapsed = time.perf_counter() - start
-    try:
-        reference = solve(board, _backend(DEFAULT_BACKEND, seconds))
-    except (InconsistentBoardError, SolverLimitError) as exc:
-        exc.board = board.to_text()
-        raise
+    reference = _solution(board, DEFAULT_BACKEND, clock, limits)
     difference = estimate.probabilities - reference.probabilities
     covered = board.cells == COVERED
     out = solution_json(estimate, spec)
@@ -355,7 +533,7 @@ def _estimate(board: Board, spec: str, seconds: float) -> dict[str, Any]:
         board=board.to_text(),
         solutions=str(reference.weight),
         seconds=round(elapsed, 6),
-        time_limit=seconds,
+        time_limit=clock.limit,
         groups=[],
         cells=[],
         reference=DEFAULT_BACKEND,
@@ -462,15 +640,18 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
         raise InvalidInputError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
     seed = _seed(body)
-    seconds = _seconds(body, limits)
+    clock = Clock.starting(_seconds(body, limits), limits)
     if not (board.cells == COVERED).any():
         raise InvalidInputError("no covered cell left to click")
+    if limits.bounded:  # a player's turn may search: not bounded by construction
+        raise NotHere
     takes_backend = "backend" in inspect.signature(PLAYERS[name]).parameters
-    options = {"backend": _backend(backend, seconds, limits)} if takes_backend else {}
+    options = {"backend": _backend(backend, clock, limits)} if takes_backend else {}
     player = get_player(name, **options)
     player.new_game()
     start = time.perf_counter()
-    moves = player.next_moves(board, np.random.default_rng(seed))
+    with solving(clock, board):
+        moves = player.next_moves(board, np.random.default_rng(seed))
     elapsed = time.perf_counter() - start
     return {
         "player": name,
@@ -479,6 +660,11 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
         "guess": player.turn_guesses > 0,
         "seconds": round(elapsed, 6),
     }
+
+
+def meta_request(body: Any, limits: Limits) -> dict[str, Any]:
+    """``GET /api/meta`` as a handler (the body is ignored): see :func:`meta`."""
+    return meta(limits)
 
 
 def meta(limits: Limits) -> dict[str, Any]:

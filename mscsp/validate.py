@@ -1,0 +1,121 @@
+"""Argument checks shared by every public entry of the Python API.
+
+Each check takes the value and the argument's name, and either returns the value in the form
+the code uses (a Python ``int``, a ``(row, col)`` pair of ints) or raises one of the project's
+errors naming the argument and the bad value, in one line: :class:`InvalidTypeError` (also a
+``TypeError``) for a wrong type, :class:`InvalidInputError` (also a ``ValueError``) for a
+value out of range. ``bool`` is never taken for a number, although Python counts it as an
+``int``: ``mines=True`` is a mistake, not one mine.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInputError, InvalidTypeError
+
+#: Longest shown form of a bad value in a message.
+_SHOWN = 60
+
+
+def describe(value: Any) -> str:
+    """``value`` as messages show it: its type and a short repr (``float nan``, ``str '2'``),
+    on one line (an array's repr spans several)."""
+    try:
+        shown = " ".join(repr(value).split())
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the error being reported
+        shown = "(no repr)"
+    if len(shown) > _SHOWN:
+        shown = shown[: _SHOWN - 3] + "..."
+    return f"{type(value).__name__} {shown}"
+
+
+def is_integer(value: Any) -> bool:
+    """Whether ``value`` is a whole number: an ``int`` or a numpy integer, never a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def check_int(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` as an ``int`` at least ``minimum``.
+
+    Raises:
+        InvalidTypeError: Not an integer (a float, bool, string, ``nan``...).
+        InvalidInputError: Below ``minimum``.
+    """
+    if not is_integer(value):
+        raise InvalidTypeError(f"{name} must be an integer, got {describe(value)}")
+    number = int(value)
+    if number < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {number}")
+    return number
+
+
+def check_mines(value: Any, name: str = "mines") -> int:
+    """A mine count: an integer >= 0 (see :func:`check_int`)."""
+    return check_int(value, name)
+
+
+def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
+    """Seconds allowed: ``None`` (no limit) or a finite number >= 0.
+
+    Raises:
+        InvalidTypeError: Not a number (a string, a bool...).
+        InvalidInputError: Negative, ``nan``, infinite or past the largest float.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool):
+        raise InvalidTypeError(f"{name} must be a number of seconds >= 0, got {describe(value)}")
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past every float: no clock adds it
+        seconds = math.inf
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidInputError(
+            f"{name} must be a finite number of seconds >= 0, got {describe(value)}"
+        )
+    return value
+
+
+def check_max_solutions(value: Any, name: str = "max_solutions") -> int | None:
+    """A cap on solutions: ``None`` (no cap) or an integer >= 1 (see :func:`check_int`)."""
+    return None if value is None else check_int(value, name, minimum=1)
+
+
+def check_cell(shape: tuple[int, int], r: Any, c: Any, name: str = "cell") -> tuple[int, int]:
+    """``(r, c)`` as a pair of ints on a board of ``shape`` (rows, cols).
+
+    Raises:
+        InvalidTypeError: ``r`` or ``c`` is not an integer.
+        InvalidInputError: The cell is off the board.
+    """
+    if not (is_integer(r) and is_integer(c)):
+        raise InvalidTypeError(
+            f"{name} must be two integers (row, col), got ({describe(r)}, {describe(c)})"
+        )
+    r, c = int(r), int(c)
+    rows, cols = shape
+    if not (0 <= r < rows and 0 <= c < cols):
+        raise InvalidInputError(f"{name} ({r}, {c}) is off the {rows}x{cols} board")
+    return r, c
+
+
+def check_pair(shape: tuple[int, int], cell: Any, name: str = "cell") -> tuple[int, int]:
+    """A cell given as one ``(row, col)`` pair (a tuple or list), as :func:`check_cell`."""
+    if not (isinstance(cell, tuple | list) and len(cell) == 2):
+        raise InvalidTypeError(f"{name} must be a (row, col) pair, got {describe(cell)}")
+    return check_cell(shape, cell[0], cell[1], name)
+
+
+def check_text(value: Any, name: str) -> str:
+    """``value`` if it is a ``str`` (a name, a spec).
+
+    Raises:
+        InvalidTypeError: Anything else.
+    """
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{name} must be a str, got {describe(value)}")
+    return value
