@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import os
 import socket
+import sys
 import threading
 import webbrowser
 
 import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
-from .options import AsciiFloat, AsciiInt, reports_errors
+from .options import EXIT_INTERRUPTED, AsciiFloat, AsciiInt, reports_errors
 
 #: Host names a loopback-bound server answers to (others are refused: DNS rebinding).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -114,7 +117,15 @@ def serve(
             runner.close()
             await super().shutdown(sockets)
 
-    Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    # uvicorn returns (or re-raises Ctrl-C) only once a signal has stopped it: every worker
+    # is stopped and every request answered. Leave without the interpreter's teardown
+    # (numba's alone takes half a second), so that Ctrl-C stops the server within a second.
+    with contextlib.suppress(KeyboardInterrupt):
+        Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    click.echo("mscsp: interrupted", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
 
 
 def _listen(host: str, port: int) -> socket.socket:
