@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.best_paired import add_game_options, best_config  # noqa: E402
 from mscsp.harness import RunConfig, play_game  # noqa: E402
+from mscsp.outlock import output_lock  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
 
 #: Stage buckets: share of the safe cells revealed when the guess was made.
@@ -71,22 +72,23 @@ class LoggedBest(BestPlayer):
 def play(config: RunConfig, games: int, out: str) -> None:
     """Plays games ``0..games-1`` (resuming ``out``), one JSON line per game."""
     path = Path(out)
-    done = (
-        {json.loads(line)["index"] for line in path.read_text().splitlines()[1:]}
-        if (path.exists())
-        else set()
-    )
-    if not path.exists():
-        path.write_text(json.dumps({"config": config.__dict__}) + "\n")
-    player = LoggedBest(**config.options)
-    with path.open("a") as log:
-        for i in range(games):
-            if i in done:
-                continue
-            result = play_game(player, config, i)
-            row = {"index": i, "won": result.won, "guesses": player.guesses}
-            log.write(json.dumps(row) + "\n")
-            log.flush()
+    with output_lock(path, "losses log"):
+        done = (
+            {json.loads(line)["index"] for line in path.read_text().splitlines()[1:]}
+            if (path.exists())
+            else set()
+        )
+        if not path.exists():
+            path.write_text(json.dumps({"config": config.__dict__}) + "\n")
+        player = LoggedBest(**config.options)
+        with path.open("a") as log:
+            for i in range(games):
+                if i in done:
+                    continue
+                result = play_game(player, config, i)
+                row = {"index": i, "won": result.won, "guesses": player.guesses}
+                log.write(json.dumps(row) + "\n")
+                log.flush()
 
 
 def stage(guess: dict) -> str:

@@ -45,6 +45,7 @@ from mscsp.harness import (  # noqa: E402
     play_game,
     wilson,
 )
+from mscsp.outlock import output_lock  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
 
 
@@ -85,22 +86,23 @@ def play_paired(
     """
     path = Path(out)
     header = {"config": asdict(config), "old": old_options, "watch": sorted(watch)}
-    logged, done = read_divergence(path)
-    if logged is None:
-        path.write_text(json.dumps(header) + "\n")
-    elif logged != header:
-        raise SystemExit(f"{out} holds another run; pick a new --out")
-    new = WatchedBest(BestPlayer(**old_options), watch, **config.options)
-    old = BestPlayer(**old_options)
-    with path.open("a") as log:
-        for i in range(games):
-            if i in done:
-                continue
-            new_won = play_game(new, config, i).won
-            old_won = play_game(old, config, i).won if new.diverged else new_won
-            done[i] = (new_won, old_won, new.diverged)
-            log.write(json.dumps([i, int(new_won), int(old_won), int(new.diverged)]) + "\n")
-            log.flush()
+    with output_lock(path, "divergence log"):
+        logged, done = read_divergence(path)
+        if logged is None:
+            path.write_text(json.dumps(header) + "\n")
+        elif logged != header:
+            raise SystemExit(f"{out} holds another run; pick a new --out")
+        new = WatchedBest(BestPlayer(**old_options), watch, **config.options)
+        old = BestPlayer(**old_options)
+        with path.open("a") as log:
+            for i in range(games):
+                if i in done:
+                    continue
+                new_won = play_game(new, config, i).won
+                old_won = play_game(old, config, i).won if new.diverged else new_won
+                done[i] = (new_won, old_won, new.diverged)
+                log.write(json.dumps([i, int(new_won), int(old_won), int(new.diverged)]) + "\n")
+                log.flush()
     return summarise(config, old_options, done)
 
 

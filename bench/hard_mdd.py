@@ -23,6 +23,7 @@ from mscsp.backends import get_backend
 from mscsp.backends.order import open_constraints
 from mscsp.board import parse_board
 from mscsp.errors import SolverLimitError
+from mscsp.outlock import output_lock
 from mscsp.positions import sample_positions
 
 BACKENDS = ("dss", "mdd")
@@ -57,29 +58,30 @@ def main() -> None:
     for backend in backends.values():  # first-call costs (imports) stay out of the timing
         solve(expert[0] if expert else entries[0][2], backend=backend)
     rows = []
-    for family, name, board in entries:
-        best: dict[str, float | None] = {}
-        for run in range(args.repeat):
-            for backend_name, backend in backends.items():
-                if run and (best[backend_name] is None or best[backend_name] > 1.0):
-                    continue
-                seconds = timed(board, backend)
-                if seconds is not None and best.get(backend_name) is not None:
-                    seconds = min(seconds, best[backend_name])
-                best[backend_name] = seconds
-        components = solve(board, backend="mdd").components if best["mdd"] else []
-        row = {
-            "family": family,
-            "name": name,
-            **{f"{k}_ms": None if v is None else round(1000 * v, 3) for k, v in best.items()},
-            "cells": max((c.n_cells for c, _ in components), default=None),
-            "width": max((open_constraints(c) for c, _ in components), default=None),
-        }
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-        if args.out is not None:
-            with args.out.open("a") as handle:
-                handle.write(json.dumps(row) + "\n")
+    with output_lock(args.out, "mdd results"):
+        for family, name, board in entries:
+            best: dict[str, float | None] = {}
+            for run in range(args.repeat):
+                for backend_name, backend in backends.items():
+                    if run and (best[backend_name] is None or best[backend_name] > 1.0):
+                        continue
+                    seconds = timed(board, backend)
+                    if seconds is not None and best.get(backend_name) is not None:
+                        seconds = min(seconds, best[backend_name])
+                    best[backend_name] = seconds
+            components = solve(board, backend="mdd").components if best["mdd"] else []
+            row = {
+                "family": family,
+                "name": name,
+                **{f"{k}_ms": None if v is None else round(1000 * v, 3) for k, v in best.items()},
+                "cells": max((c.n_cells for c, _ in components), default=None),
+                "width": max((open_constraints(c) for c, _ in components), default=None),
+            }
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if args.out is not None:
+                with args.out.open("a") as handle:
+                    handle.write(json.dumps(row) + "\n")
     print(
         "\nfamily | positions | dss solved | mdd solved | median dss ms | median mdd ms | "
         "median dss/mdd | mdd faster"

@@ -33,6 +33,7 @@ from mscsp import solve
 from mscsp.backends import get_backend
 from mscsp.board import format_board, parse_board
 from mscsp.errors import SolverLimitError
+from mscsp.outlock import output_lock
 from mscsp.players.limited import CspLimitedPlayer
 from mscsp.positions import sample_positions
 from mscsp.sampling import sample_layouts
@@ -103,27 +104,30 @@ def main() -> None:
     for method in METHODS:  # imports and first calls, once, before the children fork
         estimate(method, parse_board(WARM_UP), 10, args.seed, args.time_limit)
     rows = []
-    for family, name, text in positions(args.corpus, args.expert, args.seed):
-        if args.families and family not in args.families:
-            continue
-        covered = parse_board(text).cells == -1
-        results = {m: measure(m, text, args.samples, args.seed, args.time_limit) for m in METHODS}
-        exact = next(
-            (r[2] for m, r in results.items() if m in ("dss", "mdd") and r[2] is not None), None
-        )
-        for method, (status, seconds, probs) in results.items():
-            row = {"family": family, "name": name, "method": method, "status": status}
-            row["ms"] = None if seconds is None else round(1000 * seconds, 2)
-            row["approximate"] = method not in ("dss", "mdd")
-            if probs is not None and exact is not None:
-                diff = np.abs(probs - exact)[covered]
-                row["max_err"] = round(float(diff.max()), 5)
-                row["mean_err"] = round(float(diff.mean()), 5)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            if args.out is not None:
-                with args.out.open("a") as handle:
-                    handle.write(json.dumps(row) + "\n")
+    with output_lock(args.out, "sampling results"):
+        for family, name, text in positions(args.corpus, args.expert, args.seed):
+            if args.families and family not in args.families:
+                continue
+            covered = parse_board(text).cells == -1
+            results = {
+                m: measure(m, text, args.samples, args.seed, args.time_limit) for m in METHODS
+            }
+            exact = next(
+                (r[2] for m, r in results.items() if m in ("dss", "mdd") and r[2] is not None), None
+            )
+            for method, (status, seconds, probs) in results.items():
+                row = {"family": family, "name": name, "method": method, "status": status}
+                row["ms"] = None if seconds is None else round(1000 * seconds, 2)
+                row["approximate"] = method not in ("dss", "mdd")
+                if probs is not None and exact is not None:
+                    diff = np.abs(probs - exact)[covered]
+                    row["max_err"] = round(float(diff.max()), 5)
+                    row["mean_err"] = round(float(diff.mean()), 5)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if args.out is not None:
+                    with args.out.open("a") as handle:
+                        handle.write(json.dumps(row) + "\n")
     summarise(rows)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, Tally, play_batch
+from mscsp.outlock import output_lock
 
 #: (strategy, options): caps from tiny to generous, then exact counting.
 SETTINGS = [
@@ -34,25 +35,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    for preset in args.presets:
-        for strategy, options in SETTINGS:
-            config = RunConfig(strategy, *PRESETS[preset], seed=args.seed, options=options)
-            start = time.process_time()
-            summary = Tally(play_batch(config, list(range(args.games)))).summary()
-            cpu = time.process_time() - start
-            line = json.dumps(
-                {
-                    "preset": preset,
-                    "strategy": strategy,
-                    "options": options,
-                    "games_per_cpu_s": round(args.games / cpu, 1),
-                    **summary.to_dict(),
-                }
-            )
-            print(line, flush=True)
-            if args.out is not None:
-                with args.out.open("a") as handle:
-                    handle.write(line + "\n")
+    with output_lock(args.out, "limited results"):
+        for preset in args.presets:
+            for strategy, options in SETTINGS:
+                config = RunConfig(strategy, *PRESETS[preset], seed=args.seed, options=options)
+                start = time.process_time()
+                summary = Tally(play_batch(config, list(range(args.games)))).summary()
+                cpu = time.process_time() - start
+                line = json.dumps(
+                    {
+                        "preset": preset,
+                        "strategy": strategy,
+                        "options": options,
+                        "games_per_cpu_s": round(args.games / cpu, 1),
+                        **summary.to_dict(),
+                    }
+                )
+                print(line, flush=True)
+                if args.out is not None:
+                    with args.out.open("a") as handle:
+                        handle.write(line + "\n")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from mscsp.harness import RunConfig, run
+from mscsp.outlock import output_lock
 
 STRATEGIES = ("sps", "csp-random", "csp-minprob", "csp-edge", "best")
 
@@ -35,23 +36,26 @@ def sweeps() -> dict[str, tuple[str, list[tuple[float, int, int, int]]]]:
 
 
 def measure(games: int, workers: int, seed: int, out: Path) -> None:
-    done = set()
-    if out.exists():
-        done = {(d["sweep"], d["strategy"], d["x"]) for d in map(json.loads, out.open())}
-    for name, (_, points) in sweeps().items():
-        for strategy in STRATEGIES:
-            for x, rows, cols, mines in points:
-                if (name, strategy, x) in done:
-                    continue
-                n = games // 2 if strategy == "best" else games
-                summary = run(RunConfig(strategy, rows, cols, mines, seed=seed), n, workers=workers)
-                with out.open("a") as handle:
-                    handle.write(
-                        json.dumps(
-                            {"sweep": name, "strategy": strategy, "x": x, **summary.to_dict()}
-                        )
-                        + "\n"
+    with output_lock(out, "plots results"):
+        done = set()
+        if out.exists():
+            done = {(d["sweep"], d["strategy"], d["x"]) for d in map(json.loads, out.open())}
+        for name, (_, points) in sweeps().items():
+            for strategy in STRATEGIES:
+                for x, rows, cols, mines in points:
+                    if (name, strategy, x) in done:
+                        continue
+                    n = games // 2 if strategy == "best" else games
+                    summary = run(
+                        RunConfig(strategy, rows, cols, mines, seed=seed), n, workers=workers
                     )
+                    with out.open("a") as handle:
+                        handle.write(
+                            json.dumps(
+                                {"sweep": name, "strategy": strategy, "x": x, **summary.to_dict()}
+                            )
+                            + "\n"
+                        )
 
 
 def plot(out: Path, docs: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_batch
+from mscsp.outlock import output_lock
 from mscsp.players import PLAYERS
 
 #: Games timed per preset; ``best`` plays a fifth as many.
@@ -26,26 +27,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=123)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    for strategy in args.strategies:
-        for preset, games in GAMES.items():
-            games = games // 5 if strategy == "best" else games
-            config = RunConfig(strategy, *PRESETS[preset], seed=args.seed)
-            play_batch(config, [games])  # warm-up: imports and caches
-            start = time.process_time()
-            play_batch(config, list(range(games)))
-            rate = games / (time.process_time() - start)
-            line = json.dumps(
-                {
-                    "strategy": strategy,
-                    "preset": preset,
-                    "games": games,
-                    "games_per_s": round(rate, 2),
-                }
-            )
-            print(line, flush=True)
-            if args.out is not None:
-                with args.out.open("a") as handle:
-                    handle.write(line + "\n")
+    with output_lock(args.out, "speed results"):
+        for strategy in args.strategies:
+            for preset, games in GAMES.items():
+                games = games // 5 if strategy == "best" else games
+                config = RunConfig(strategy, *PRESETS[preset], seed=args.seed)
+                play_batch(config, [games])  # warm-up: imports and caches
+                start = time.process_time()
+                play_batch(config, list(range(games)))
+                rate = games / (time.process_time() - start)
+                line = json.dumps(
+                    {
+                        "strategy": strategy,
+                        "preset": preset,
+                        "games": games,
+                        "games_per_s": round(rate, 2),
+                    }
+                )
+                print(line, flush=True)
+                if args.out is not None:
+                    with args.out.open("a") as handle:
+                        handle.write(line + "\n")
 
 
 if __name__ == "__main__":

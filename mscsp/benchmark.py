@@ -15,24 +15,36 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .backends import BACKENDS, Backend, get_backend
 from .backends.order import open_constraints
 from .backends.position import PositionDecision, decide_position
+from .bench_plots import write_plots
+from .bench_runs import (
+    BenchSettings,
+    RunsLog,
+    answer_digest,
+    corpus_digest,
+    decode_answer,
+    encode_answer,
+    write_runs_csv,
+)
 from .board import Board, parse_board
 from .constraints import Component, ComponentCount
-from .errors import InvalidInputError, MscspError, SolverLimitError
+from .errors import InvalidInputError, MemoryLimitError, MscspError, SolverLimitError
 from .estimators import Estimator, get_estimator, is_counting, kind_of, usage
 from .inputs import read_bounded
+from .memlimit import MEMORY_EXIT, died_of_memory, peak_mb, reset_peak, set_ceiling
 from .metrics import CellErrors, board_errors, plot_calibration
 from .outlock import output_lock
 from .solver import solve
@@ -95,8 +107,9 @@ class PositionRecord:
     """One backend solving one position: latency and agreement with the reference.
 
     ``status`` is ``ok``, ``limit`` (the backend stopped itself at its time limit or
-    solution cap) or ``timeout`` (the position ran past the time limit and its worker
-    process was killed).
+    solution cap), ``timeout`` (the position ran past the time limit and its worker
+    process was killed), ``memout`` (it needed more than the memory limit) or ``crash`` (its
+    worker died of something else).
     """
 
     backend: str
@@ -122,11 +135,16 @@ class BenchResult:
         throughput: Per estimator that batches, positions per second of batched estimates.
         games: Per estimator, the :class:`~mscsp.harness.Summary` of its games (as a dict)
             when :func:`win_rates` was run, with the games' board in ``games_board``.
+        runs: Per (position, backend) run, the competitions' row
+            (:data:`~mscsp.bench_runs.RUN_COLUMNS`), in the order they were run; ``wrong``
+            is whether its answer (count or probabilities) differs from the reference's
+            (``None``: not compared, one of the two has none).
     """
 
     reference: str
     positions: int
     time_limit: float | None = None
+    memory_limit: int | None = None
     mode: str = "count"
     components: list[ComponentRecord] = field(default_factory=list)
     latencies: list[PositionRecord] = field(default_factory=list)
@@ -134,6 +152,7 @@ class BenchResult:
     throughput: dict[str, float] = field(default_factory=dict)
     games: dict[str, dict[str, Any]] = field(default_factory=dict)
     games_board: str | None = None
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
     def accuracy(self, name: str, family: str | None = None) -> CellErrors:
         """The summed errors of ``name`` (on one corpus family's positions, if given)."""
@@ -145,8 +164,22 @@ class BenchResult:
                     total = total + found
         return total
 
+    def par2(self, name: str) -> float | None:
+        """The PAR-2 score of ``name`` (seconds): the sum over positions of its time where it
+        solved the position (a wrong answer is not solved), else twice the time limit;
+        ``None`` without a time limit."""
+        if not self.time_limit:
+            return None
+        return sum(
+            r["seconds"] if solved(r) else 2 * self.time_limit
+            for r in self.runs
+            if r["backend"] == name
+        )
+
     def summary(self) -> list[dict[str, Any]]:
-        """Per backend: latency median/p95/max (ms), limits, agreement, ratio to reference.
+        """Per backend: solved, limits, timeouts, memory outs, wrong answers, PAR-2 (as the
+        SAT and #SAT competitions report them), latency median/p95/max (ms), agreement,
+        ratio to reference.
 
         ``ratio_to_reference`` is the median over positions both solved of the per-position
         latency ratio, so a backend that only solves the easy positions is not flattered.
@@ -159,6 +192,7 @@ class BenchResult:
         rows = []
         for name in dict.fromkeys(r.backend for r in self.latencies):
             mine = [r for r in self.latencies if r.backend == name]
+            runs = [r for r in self.runs if r["backend"] == name]
             ok = [r.seconds * 1e3 for r in mine if r.status == "ok"]
             diffs = [r.max_abs_diff for r in mine if r.max_abs_diff is not None]
             ratios = [
@@ -184,9 +218,13 @@ class BenchResult:
                     "backend": name,
                     "family": kind.family,
                     "exact": kind.exact,
-                    "solved": len(ok),
+                    "solved": sum(solved(r) for r in runs),
                     "limits": sum(r.status == "limit" for r in mine),
                     "timeouts": sum(r.status == "timeout" for r in mine),
+                    "memouts": sum(r.status == "memout" for r in mine),
+                    "crashes": sum(r.status == "crash" for r in mine),
+                    "wrong": sum(bool(r["wrong"]) for r in runs),
+                    "par2": self.par2(name),
                     "median_ms": float(np.median(ok)) if ok else None,
                     "p95_ms": float(np.percentile(ok, 95)) if ok else None,
                     "max_ms": max(ok) if ok else None,
@@ -251,6 +289,7 @@ class BenchResult:
             "reference": self.reference,
             "positions": self.positions,
             "time_limit": self.time_limit,
+            "memory_limit": self.memory_limit,
             "mode": self.mode,
             "summary": self.summary(),
             "by_size": self.by_size(),
@@ -258,6 +297,12 @@ class BenchResult:
             "calibration": self.calibration() if self.mode == "count" else {},
             "games_board": self.games_board,
         }
+
+
+def solved(run: dict[str, Any]) -> bool:
+    """Whether a run (a :attr:`BenchResult.runs` row) solved its position: answered within
+    the limits, and not wrong (the competitions' "solved")."""
+    return run["status"] == "ok" and not run["wrong"]
 
 
 class _TimedBackend(Backend):
@@ -274,8 +319,9 @@ class _TimedBackend(Backend):
         start = time.perf_counter()
         try:
             result = self.inner.count(component)
-        except SolverLimitError:
-            self.records.append((component, None, time.perf_counter() - start, "limit"))
+        except (MemoryError, SolverLimitError) as exc:
+            status = _failure(exc)
+            self.records.append((component, None, time.perf_counter() - start, status))
             raise
         self.records.append((component, result, time.perf_counter() - start, "ok"))
         return result
@@ -373,36 +419,60 @@ def select_backends(spec: str) -> list[str]:
 #: A tiny consistent position, solved once untimed by every backend before the timed runs.
 _WARMUP = "4x2x2\n1?1?\n????\n"
 
-#: One solve's outcome: (status, seconds, answer, component records); the answer is the
-#: probability array (count mode) or a :class:`PositionDecision` (decide mode).
-_Outcome = tuple[str, float, Any, list]
+
+class _Outcome(NamedTuple):
+    """One position solved by one backend: the run's status (see :class:`PositionRecord`),
+    seconds, answer (the probability array in count mode, a :class:`PositionDecision` in
+    decide mode), the count of layouts (counting backends, count mode), the component
+    records (``None``: the run stopped before it reached them) and the worker's memory peak
+    (MB, where known)."""
+
+    status: str
+    seconds: float
+    answer: Any = None
+    count: int | None = None
+    records: list | None = None
+    peak_mb: float | None = None
 
 
-def _fastest(attempt: Callable[[], Any], repeat: int, records: list | None = None) -> _Outcome:
-    """The fastest of ``repeat`` calls of ``attempt`` that finished (a limit only if none
-    did), with the component ``records`` its run left (cleared before each call)."""
+def _failure(exc: BaseException) -> str:
+    """The status of a run that raised ``exc``: ``memout`` or ``limit``."""
+    return "memout" if isinstance(exc, (MemoryError, MemoryLimitError)) else "limit"
+
+
+def _fastest(
+    attempt: Callable[[], tuple[Any, int | None]], repeat: int, records: list | None = None
+) -> _Outcome:
+    """The fastest of ``repeat`` calls of ``attempt`` (which gives the answer and count)
+    that finished (a limit or memory out only if none did), with the component ``records``
+    its run left (cleared before each call)."""
     runs = []
     for _ in range(repeat):
         if records is not None:
             records.clear()
         start = time.perf_counter()
         try:
-            answer, status = attempt(), "ok"
-        except SolverLimitError:
-            answer, status = None, "limit"
+            (answer, count), status = attempt(), "ok"
+        except (MemoryError, SolverLimitError) as exc:
+            answer, count, status = None, None, _failure(exc)
         seconds = time.perf_counter() - start
-        runs.append((status != "ok", seconds, answer, status, list(records or [])))
+        runs.append((status != "ok", seconds, answer, count, status, list(records or [])))
         if status != "ok":
             break
-    _, seconds, answer, status, kept = min(runs, key=lambda run: run[:2])
-    return status, seconds, answer, kept
+    _, seconds, answer, count, status, kept = min(runs, key=lambda run: run[:2])
+    return _Outcome(status, seconds, answer, count, kept)
 
 
 def _solve_position(timed: _TimedBackend, board: Board, repeat: int, decide: bool) -> _Outcome:
     """The fastest of ``repeat`` solves that finished (a limit only if none did)."""
     if decide:
-        return _fastest(lambda: decide_position(board, timed.inner), repeat, timed.records)
-    return _fastest(lambda: solve(board, backend=timed).probabilities, repeat, timed.records)
+        return _fastest(lambda: (decide_position(board, timed.inner), None), repeat, timed.records)
+
+    def attempt() -> tuple[np.ndarray, int]:
+        solution = solve(board, backend=timed)
+        return solution.probabilities, solution.weight
+
+    return _fastest(attempt, repeat, timed.records)
 
 
 def _difference(answer: Any, expected: Any) -> float | None:
@@ -424,30 +494,59 @@ def _timed(spec: str, time_limit: float | None, max_solutions: int | None) -> _T
 
 
 def _serve(
-    conn: Any, spec: str, limits: tuple, boards: list[Board], repeat: int, decide: bool
+    conn: Any,
+    spec: str,
+    limits: tuple,
+    boards: list[Board],
+    repeat: int,
+    decide: bool,
+    memory_mb: int | None,
 ) -> None:
-    """Worker process: solves the positions it is sent, one at a time, until ``None``."""
+    """Worker process: solves the positions it is sent, one at a time, until ``None``.
+
+    The memory ceiling is set once the backend is imported and warm, so ``memory_mb`` is
+    what the solves may add. After a memory out the worker leaves: the next position gets a
+    fresh one, with nothing left over from the failure.
+    """
     timed = _timed(spec, *limits)
-    conn.send("ready")
-    while (index := conn.recv()) is not None:
-        try:
-            outcome = _solve_position(timed, boards[index], repeat, decide)
-            conn.send(("done", outcome))
-        except MscspError as exc:
-            conn.send(("error", (type(exc), str(exc))))
+    set_ceiling(memory_mb)
+    try:
+        conn.send("ready")
+        while (index := conn.recv()) is not None:
+            reset_peak()
+            try:
+                outcome = _solve_position(timed, boards[index], repeat, decide)
+            except MscspError as exc:
+                conn.send(("error", (type(exc), str(exc))))
+                continue
+            conn.send(("done", outcome._replace(peak_mb=peak_mb())))
+            if outcome.status == "memout":
+                return
+    except MemoryError:  # not even the answer could be sent
+        os._exit(MEMORY_EXIT)
 
 
 class _Isolated:
-    """Solves positions in a worker process that is killed when one runs past the limit.
+    """Solves positions in a worker process under a memory ceiling, killed when a position
+    runs past the time limit.
 
     Backends check their time limit cooperatively, but a native counter (Ganak, a knowledge
-    compiler) may not return for a long time: killing its process is the only sure stop.
+    compiler) may not return for a long time: killing its process is the only sure stop. A
+    worker that runs out of memory, or dies, is replaced for the next position.
     """
 
     def __init__(
-        self, spec: str, limits: tuple, boards: list[Board], repeat: int, decide: bool, grace: float
+        self,
+        spec: str,
+        limits: tuple,
+        boards: list[Board],
+        repeat: int,
+        decide: bool,
+        grace: float,
+        memory_mb: int | None,
     ):
-        self.args = (spec, limits, boards, repeat, decide)
+        self.args = (spec, limits, boards, repeat, decide, memory_mb)
+        self.time_limit = limits[0]
         self.wait = None if limits[0] is None else limits[0] * repeat + grace
         self.process: Any = None
 
@@ -461,18 +560,29 @@ class _Isolated:
         child.close()
         self.conn.recv()  # "ready": imports and the warm-up solve are done
 
-    def solve(self, index: int) -> _Outcome | None:
-        """The outcome, or ``None`` when the position ran past the limit (worker killed)."""
+    def solve(self, index: int) -> _Outcome:
+        """The position's outcome; a ``timeout`` when it ran past the limit (the worker is
+        killed), a ``memout`` or ``crash`` when the worker died under it."""
         if self.process is None:
             self._start()
+        start = time.perf_counter()
         self.conn.send(index)
         if not self.conn.poll(self.wait):
             self.close(kill=True)
-            return None
-        kind, payload = self.conn.recv()
+            return _Outcome("timeout", float(self.time_limit or 0))
+        try:
+            kind, payload = self.conn.recv()
+        except EOFError:  # died: out of memory in native code, or killed
+            seconds = time.perf_counter() - start
+            self.process.join()
+            status = "memout" if died_of_memory(self.process.exitcode) else "crash"
+            self.close()
+            return _Outcome(status, seconds)
         if kind == "error":
             cls, message = payload
             raise cls(message)
+        if payload.status == "memout":  # the worker leaves after one
+            self.close(kill=True)
         return payload
 
     def close(self, kill: bool = False) -> None:
@@ -480,11 +590,50 @@ class _Isolated:
             return
         if kill:
             self.process.kill()
-        else:
-            self.conn.send(None)
+        elif self.process.is_alive():
+            with contextlib.suppress(OSError):  # it may die before it reads this
+                self.conn.send(None)
         self.process.join()
         self.conn.close()
         self.process = None
+
+
+#: Default memory limit per run (MB): 4 GiB, or half the machine's memory if that is less.
+DEFAULT_MEMORY_MB = 4096
+
+
+def default_memory_limit() -> int:
+    """:data:`DEFAULT_MEMORY_MB`, or half the machine's memory where that is less."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows)
+        return DEFAULT_MEMORY_MB
+    return max(1, min(DEFAULT_MEMORY_MB, total // 2))
+
+
+def bench_settings(
+    entries: Sequence[CorpusEntry],
+    reference: str,
+    time_limit: float | None,
+    memory_limit: int | None,
+    max_solutions: int | None,
+    repeat: int,
+    decide: bool,
+    isolate: bool,
+) -> BenchSettings:
+    """The settings a resumed bench must share with the runs it goes on from."""
+    texts = [f"{e.board.mines}\n{e.board.to_text()}" for e in entries]
+    return BenchSettings(
+        corpus=corpus_digest(texts),
+        positions=len(entries),
+        reference=reference,
+        mode="decide" if decide else "count",
+        time_limit=time_limit,
+        memory_limit=memory_limit if isolate else None,
+        max_solutions=max_solutions,
+        repeat=repeat,
+        isolate=isolate,
+    )
 
 
 def run_benchmark(
@@ -498,6 +647,9 @@ def run_benchmark(
     isolate: bool = True,
     grace: float = 1.0,
     decide: bool = False,
+    memory_limit: int | None = None,
+    runs: RunsLog | None = None,
+    planned: Callable[[int], None] | None = None,
 ) -> BenchResult:
     """Solves every board with every backend (the reference first) and records timings.
 
@@ -510,7 +662,7 @@ def run_benchmark(
         max_solutions: Solution cap per component for enumerating backends.
         repeat: Solve each position this many times and keep the fastest run (less noise
             from other processes; a run that hits a limit is not repeated).
-        progress: Called with the number of positions just finished.
+        progress: Called with the number of runs just finished.
         isolate: Solve in a worker process per backend, killed (and restarted for the next
             position) when a position runs ``grace`` seconds past ``time_limit * repeat``:
             a blow-up becomes a recorded ``timeout``, never a hang. Without it, solves run
@@ -519,9 +671,16 @@ def run_benchmark(
         decide: Time :func:`~mscsp.backends.position.decide_position` (certain cells only,
             without counting where the backend can) instead of :func:`mscsp.solve`; the
             "difference" is then 0 when the certain cells equal the reference's, else 1.
+        memory_limit: Megabytes each isolated worker may allocate above what it holds once
+            started (``None``: no limit); a run past it is a recorded ``memout``, and the
+            next position gets a fresh worker. Runs in this process have no memory limit.
+        runs: Where every finished run is appended (:class:`~mscsp.bench_runs.RunsLog`);
+            a log opened to resume gives back the runs it holds, which are not run again.
+        planned: Called once, before the first run, with the number of runs left to do.
 
     Raises:
         BackendUnavailableError: A named backend's package is missing.
+        InvalidInputError: ``runs`` resumes a log written with other settings.
         MscspError: A position is malformed or inconsistent (the message names its corpus
             line).
     """
@@ -543,52 +702,101 @@ def run_benchmark(
             raise InvalidInputError(f"--decide times counting backends only, not {name!r}")
         else:
             estimators[name] = get_estimator(name, time_limit=time_limit)
+    settings = bench_settings(
+        entries, reference, time_limit, memory_limit, max_solutions, repeat, decide, isolate
+    )
+    done = runs.open(settings) if runs is not None else {}
     result = BenchResult(
         reference=reference,
         positions=len(entries),
         time_limit=time_limit,
-        mode="decide" if decide else "count",
+        memory_limit=settings.memory_limit,
+        mode=settings.mode,
     )
-    expected: list[Any] = []
+    if planned is not None:
+        planned(sum((name, i) not in done for name in names for i in range(len(entries))))
+    expected: list[_Outcome] = []
     limits = (time_limit, max_solutions)
     plain = [entry.board for entry in entries]
     for name in names:
+        pending = any((name, i) not in done for i in range(len(entries)))
         counting = is_counting(name)
-        runner = (
-            _Isolated(name, limits, plain, repeat, decide, grace) if isolate and counting else None
-        )
-        timed = _timed(name, *limits) if counting and not isolate else None
-        estimator = None if counting else _warmed(estimators[name], plain)
+        runner = timed = estimator = None
+        if pending and counting and isolate:
+            runner = _Isolated(name, limits, plain, repeat, decide, grace, memory_limit)
+        elif pending and counting:
+            timed = _timed(name, *limits)
+        elif not counting:
+            estimator = _warmed(estimators[name], plain) if pending else estimators[name]
         try:
             for index, entry in enumerate(entries):
-                try:
-                    if runner is not None:
-                        outcome = runner.solve(index)
-                    elif timed is not None:
-                        outcome = _solve_position(timed, entry.board, repeat, decide)
-                    else:
-                        outcome = _fastest(partial(estimator.estimate, entry.board), repeat)
-                except MscspError as exc:
-                    raise type(exc)(f"{entry.where}: {exc}") from None
-                if outcome is None:
-                    status, seconds, answer = "timeout", float(time_limit or 0), None
-                    records = [(c, None, None, "timeout") for c in _components(entry.board)]
+                logged = done.get((name, index))
+                if logged is not None:
+                    outcome, components = _replayed(logged, name, index)
                 else:
-                    status, seconds, answer, records = outcome
+                    try:
+                        if runner is not None:
+                            outcome = runner.solve(index)
+                        elif timed is not None:
+                            outcome = _solve_position(timed, entry.board, repeat, decide)
+                        else:
+                            outcome = _fastest(partial(_estimate, estimator, entry.board), repeat)
+                    except MscspError as exc:
+                        raise type(exc)(f"{entry.where}: {exc}") from None
+                    records = outcome.records
+                    if records is None:  # stopped before it reached them: every one failed
+                        records = [
+                            (c, None, None, outcome.status) for c in _components(entry.board)
+                        ]
+                    components = _component_rows(name, index, records)
                 if name == reference:
-                    expected.append(answer)
-                result.latencies.append(
-                    _record(result, name, index, entry, seconds, status, answer, expected[index])
-                )
-                result.components.extend(_component_rows(name, index, records))
-                if progress is not None:
-                    progress(1)
+                    expected.append(outcome)
+                row = _add_run(result, name, index, entry, outcome, components, expected[index])
+                if logged is None:
+                    if runs is not None:
+                        runs.append(_log_line(row, outcome, components))
+                    if progress is not None:
+                        progress(1)
         finally:
             if runner is not None:
                 runner.close()
         if estimator is not None and estimator.kind.batches:
             result.throughput[name] = batched_throughput(estimator, plain, repeat)
     return result
+
+
+def _add_run(
+    result: BenchResult,
+    name: str,
+    index: int,
+    entry: CorpusEntry,
+    outcome: _Outcome,
+    components: list[ComponentRecord],
+    expected: _Outcome,
+) -> dict[str, Any]:
+    """Adds one run's records to ``result``; its competition row (also returned)."""
+    record = _record(
+        result, name, index, entry, outcome.seconds, outcome.status, outcome.answer, expected.answer
+    )
+    result.latencies.append(record)
+    result.components.extend(components)
+    wrong = None if record.max_abs_diff is None else record.max_abs_diff > 0
+    if outcome.count is not None and expected.count is not None:
+        wrong = bool(wrong) or outcome.count != expected.count
+    row = {
+        "instance": index,
+        "name": entry.name,
+        "family": entry.family,
+        "backend": name,
+        "status": outcome.status,
+        "seconds": outcome.seconds,
+        "wrong": wrong,
+        "count": None if outcome.count is None else str(outcome.count),
+        "answer": answer_digest(outcome.answer),
+        "peak_mb": outcome.peak_mb,
+    }
+    result.runs.append(row)
+    return row
 
 
 def _record(
@@ -625,6 +833,39 @@ def _record(
     )
 
 
+def _log_line(
+    row: dict[str, Any], outcome: _Outcome, components: list[ComponentRecord]
+) -> dict[str, Any]:
+    """A run's line in ``runs.jsonl``: its row, then what a resumed bench needs to
+    summarise it again (the answer itself, the component rows)."""
+    return {
+        **row,
+        "values": encode_answer(outcome.answer),
+        "components": [astuple(c)[2:] for c in components],
+    }
+
+
+def _replayed(
+    line: dict[str, Any], name: str, index: int
+) -> tuple[_Outcome, list[ComponentRecord]]:
+    """The outcome and component rows of a run read back from ``runs.jsonl``."""
+    count = line.get("count")
+    outcome = _Outcome(
+        line["status"],
+        float(line["seconds"]),
+        decode_answer(line.get("values")),
+        None if count is None else int(count),
+        None,
+        line.get("peak_mb"),
+    )
+    return outcome, [ComponentRecord(name, index, *row) for row in line.get("components", [])]
+
+
+def _estimate(estimator: Estimator, board: Board) -> tuple[np.ndarray, None]:
+    """An estimator's answer as :func:`_fastest` takes it (no count)."""
+    return estimator.estimate(board), None
+
+
 def _warmed(estimator: Estimator, boards: list[Board]) -> Estimator:
     """``estimator`` after one untimed estimate per board size (JIT compiles, imports)."""
     firsts = {board.shape: board for board in boards}
@@ -656,13 +897,16 @@ def _components(board: Board) -> list[Component]:
 
 
 def write_outputs(result: BenchResult, out: str | Path) -> list[Path]:
-    """Writes ``components.csv``, ``positions.csv``, ``summary.json`` and the plots.
+    """Writes ``components.csv``, ``positions.csv``, ``runs.csv``, ``summary.json`` and the
+    plots.
 
     The plots (``latency.png``: component time against cells; ``width.png``: against the
     constraints open at once; ``calibration.png``: each inexact estimator's reliability
-    diagram against the exact probabilities, when there is one) need matplotlib
-    (``pip install 'mscsp[plot]'``); without it the records are still written and the plots
-    are left out.
+    diagram against the exact probabilities, when there is one; the competitions'
+    ``cactus`` and ``scatter-A-vs-B`` plots as PNG and SVG, :mod:`mscsp.bench_plots`) need
+    matplotlib (``pip install 'mscsp[plot]'``); without it the records are still written
+    and the plots are left out. ``runs.jsonl`` is written run by run while the bench runs
+    (:class:`~mscsp.bench_runs.RunsLog`).
 
     Raises:
         OutputLockedError: Another process is writing ``out`` (:mod:`mscsp.outlock`).
@@ -685,10 +929,12 @@ def write_outputs(result: BenchResult, out: str | Path) -> list[Path]:
                 writer.writeheader()
                 writer.writerows(asdict(r) for r in records)
             written.append(path)
+        written.append(write_runs_csv(result.runs, folder / "runs.csv"))
         path = folder / "summary.json"
         path.write_text(json.dumps(result.to_json(), indent=2) + "\n")
         written.append(path)
         if find_spec("matplotlib") is not None:
+            written += write_plots(result.runs, folder, result.time_limit)
             written.append(plot_components(result, folder / "latency.png", "cells"))
             written.append(plot_components(result, folder / "width.png", "width"))
             tables = result.calibration() if result.mode == "count" else {}

@@ -27,7 +27,7 @@ from .backends.dss import DssBackend
 from .board import Board, check_board
 from .constraints import SMALL_BOARD, Component, ComponentCount, build_system
 from .deadline import Deadline
-from .errors import InvalidTypeError, SolverLimitError
+from .errors import InvalidTypeError, MemoryLimitError
 from .probabilities import Solution, combine
 from .reduce import reduce_system
 from .validate import check_int, describe
@@ -94,7 +94,7 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
                 counts.append(counter.count(component))
         return combine(board, system, reduction, counts, deadline)
     except MemoryError:
-        raise SolverLimitError("the position needs more memory than this machine has") from None
+        raise MemoryLimitError("the position needs more memory than this process may use") from None
 
 
 class CountCache(Backend):

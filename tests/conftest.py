@@ -17,8 +17,15 @@ from mscsp.backends import BACKENDS
 from mscsp.board import FLAG
 from mscsp.positions import sample_positions
 
+#: Exact backends with their own tests instead: ``external`` runs a counter program per
+#: count (``tests/test_backends_d4_external.py``), too slow for every position here.
+OWN_TESTS = ("external",)
 
-@pytest.fixture(scope="session", params=[n for n, cls in BACKENDS.items() if cls.exact])
+
+@pytest.fixture(
+    scope="session",
+    params=[n for n, cls in BACKENDS.items() if cls.exact and n not in OWN_TESTS],
+)
 def backend_name(request: pytest.FixtureRequest) -> str:
     """Each registered exact backend by name; skipped where its optional package is missing.
 

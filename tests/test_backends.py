@@ -17,6 +17,8 @@ from mscsp import Game, solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.brute import BruteBackend
 from mscsp.backends.cpsat import CpSatBackend
+from mscsp.backends.d4 import D4Backend
+from mscsp.backends.external import ExternalBackend
 from mscsp.backends.ganak import GanakBackend
 from mscsp.backends.ilp import IlpBackend
 from mscsp.backends.sat import SatBackend
@@ -153,7 +155,10 @@ def test_sdd_vtrees_agree() -> None:
         get_backend("sdd:nope")
 
 
-@pytest.mark.parametrize("cls", [SatBackend, GanakBackend, CpSatBackend, SddBackend, IlpBackend])
+@pytest.mark.parametrize(
+    "cls",
+    [SatBackend, GanakBackend, CpSatBackend, SddBackend, IlpBackend, D4Backend, ExternalBackend],
+)
 def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "supported", classmethod(lambda c: False))
     with pytest.raises(BackendUnavailableError, match=rf"mscsp\[{cls.extra}\]"):
@@ -162,7 +167,9 @@ def test_missing_package_names_extra(cls, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_registry_lists_every_backend() -> None:
     assert list(BACKENDS)[0] == "dss"
-    assert {"dss", "brute", "sat", "ganak", "cpsat", "sdd", "ilp", "mdd"} <= set(BACKENDS)
+    assert {"dss", "brute", "sat", "ganak", "cpsat", "sdd", "ilp", "mdd", "d4", "external"} <= set(
+        BACKENDS
+    )
     for name, cls in BACKENDS.items():
         assert cls.name == name and cls.description
 
@@ -185,6 +192,6 @@ def test_import_stays_light() -> None:
         "import sys, mscsp, mscsp.backends, mscsp.cli; "
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
         "('pysat', 'pyganak', 'ortools', 'matplotlib', 'pysdd', 'pyscipopt', 'pyapproxmc', "
-        "'rich', 'ms_toollib')]; print(heavy); assert not heavy"
+        "'rich', 'ms_toollib', 'py_d4')]; print(heavy); assert not heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

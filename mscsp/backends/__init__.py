@@ -13,8 +13,11 @@ from ..validate import describe
 from .approxmc import ApproxmcBackend
 from .base import Backend
 from .brute import BruteBackend
+from .cpm import CpmpyBackend
 from .cpsat import CpSatBackend
+from .d4 import D4Backend
 from .dss import DssBackend
+from .external import ExternalBackend
 from .ganak import GanakBackend
 from .ilp import IlpBackend
 from .mdd import MddBackend
@@ -31,6 +34,9 @@ BACKENDS: dict[str, type[Backend]] = {
     "sdd": SddBackend,
     "mdd": MddBackend,
     "ilp": IlpBackend,
+    "d4": D4Backend,
+    "cpmpy": CpmpyBackend,
+    "external": ExternalBackend,
     "approxmc": ApproxmcBackend,
 }
 

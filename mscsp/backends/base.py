@@ -42,6 +42,9 @@ class Backend(ABC):
     decides: ClassVar[bool] = False
     #: Names of the keyword options the backend takes.
     options_allowed: ClassVar[tuple[str, ...]] = ()
+    #: What the part after ``:`` of a ``NAME:ARG`` spec names (it arrives as the ``solver``
+    #: option): ``"SOLVER"``, ``"COMMAND"``; empty where the spec takes none.
+    spec_arg: ClassVar[str] = ""
 
     def __init__(
         self, time_limit: float | None = None, max_solutions: int | None = None, **options: Any

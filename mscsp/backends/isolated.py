@@ -33,7 +33,8 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TypeVar
 
-from ..errors import MscspError, SolverLimitError
+from ..errors import MemoryLimitError, MscspError, SolverLimitError
+from ..memlimit import MEMORY_SIGNALS
 
 T = TypeVar("T")
 
@@ -100,7 +101,10 @@ def run_native(
     if data is None:
         raise on_limit()
     if not data:
-        raise SolverLimitError(
+        # Not killed by us (that is the deadline, above): a native allocation that failed,
+        # or the kernel's out-of-memory killer.
+        memory = os.WIFSIGNALED(status) and os.WTERMSIG(status) in MEMORY_SIGNALS
+        raise (MemoryLimitError if memory else SolverLimitError)(
             f"the process counting with {function.__name__} stopped without an answer "
             f"({_death(status)}): it may have needed more memory than allowed"
         )

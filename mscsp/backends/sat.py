@@ -53,6 +53,7 @@ class SatBackend(Backend):
     requires = ("pysat.solvers", "pysat.card")
     distribution = "python-sat"
     options_allowed = ("solver", "encoding")
+    spec_arg = "SOLVER"
     decides = True
 
     def __init__(

@@ -50,7 +50,7 @@ def _exactly(manager: Any, lits: list[Any], bound: int) -> Any:
     return row[bound]
 
 
-class _Poly:
+class Poly:
     """Packed polynomial arithmetic for one component (``bits`` per coefficient)."""
 
     def __init__(self, n_cells: int):
@@ -132,7 +132,7 @@ def sdd_counts(component: Component, vtree_type: str) -> ComponentCount:
 
 def _counts(manager: Any, root: Any, n: int, cells: list[int]) -> ComponentCount:
     """Counts by mine total and the marginals of variables ``cells`` (see module doc)."""
-    poly = _Poly(n)
+    poly = Poly(n)
     free, x = poly.free, poly.x
     if root.is_false():
         zeros = (0,) * poly.length

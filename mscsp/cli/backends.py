@@ -40,6 +40,10 @@ def backend_table() -> list[dict[str, Any]]:
                 "description": kind.description,
             }
         )
+        if name == "cpmpy" and available:
+            from ..backends.cpm import solver_names
+
+            rows[-1]["solvers"] = list(solver_names())
     return rows
 
 
@@ -74,8 +78,16 @@ def backends(as_json: bool) -> None:
         for row in rows
     ]
     echo_table("backends: every estimator of mine probabilities", header, lines)
+    cpmpy = next((row for row in rows if "solvers" in row), None)
+    solvers = ""
+    if cpmpy is not None:
+        from ..backends.cpm import solvers_summary
+
+        solvers = f" (here: {solvers_summary()})"
     click.echo(
         "\n* default backend. sat:NAME picks a SAT sub-solver (e.g. sat:cadical195), "
-        "sampler:N and csp-limited:N their sample sizes, learner:PATH a checkpoint "
+        f"cpmpy:NAME a CPMpy solver{solvers}, external:COMMAND any counter program that "
+        "reads the competition's CNF (external alone: mscsp's own), sampler:N and "
+        "csp-limited:N their sample sizes, learner:PATH a checkpoint "
         "(learner:default: the shipped model)"
     )

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
+from ..bench_runs import RunsLog
 from ..benchmark import (
     CorpusEntry,
+    default_memory_limit,
     load_entries,
     run_benchmark,
     select_backends,
@@ -26,9 +29,12 @@ from .table import format_table
 #: What each column of the summary table means (printed under it).
 LEGEND = (
     ("exact", "yes: exact counts (the probabilities must equal the reference's)"),
-    ("solved", "positions solved within the time limit"),
+    ("solved", "positions answered within the limits, and not wrong"),
     ("limits", "positions where the backend stopped itself (time limit or solution cap)"),
     ("timeouts", "positions that ran past the time limit and were killed"),
+    ("memouts", "positions that needed more than the memory limit"),
+    ("wrong", "answers (count or probabilities) that differ from the reference's"),
+    ("PAR-2", "seconds: time of each solved position, twice the limit for any other"),
     ("median/p95/max", "latency per solved position in ms (the whole solve)"),
     ("x ref", "median over positions both solved of latency / reference's latency"),
     ("max |dp|", "largest probability difference from the reference (0 when exact)"),
@@ -124,6 +130,15 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     "recorded as a timeout.",
 )
 @click.option(
+    "--memory-limit",
+    type=AsciiInt(min=0),
+    default=None,
+    metavar="MB",
+    help="Megabytes each backend's worker may allocate beyond its start (0: no limit); a "
+    "position past it is recorded as a memory out. Default: 4096, or half the machine's "
+    "memory if less. Not applied with --in-process.",
+)
+@click.option(
     "--max-solutions",
     type=AsciiInt(min=1),
     default=None,
@@ -165,8 +180,15 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
-    help="Write components.csv, positions.csv, summary.json, latency.png, width.png and "
-    "calibration.png here.",
+    help="Write components.csv, positions.csv, runs.csv, summary.json, the plots "
+    "(latency, width, calibration, cactus, scatter-A-vs-B) here, and runs.jsonl, each run "
+    "as it finishes.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Go on from the runs recorded in --out's runs.jsonl (same corpus and limits), "
+    "running only the others.",
 )
 @json_option
 @reports_errors
@@ -178,6 +200,7 @@ def bench(
     positions: int,
     seed: int,
     time_limit: float,
+    memory_limit: int | None,
     max_solutions: int | None,
     repeat: int,
     decide: bool,
@@ -185,19 +208,27 @@ def bench(
     games: int,
     games_preset: str | None,
     out: str | None,
+    resume: bool,
     as_json: bool,
 ) -> None:
     """Time estimators over positions and measure their error against the reference.
 
     Without --corpus or --preset, uses the built-in corpus (60 positions from seeded
     beginner, intermediate and expert games). Each counting backend solves in its own
-    worker process, killed when a position runs past --time-limit (a recorded timeout, not
-    a hang); the other estimators (sampler, csp-limited, learned models) run in this
-    process. With --games N each also plays N seeded games. The columns are explained
-    under the tables.
+    worker process under --memory-limit, killed when a position runs past --time-limit (a
+    recorded timeout or memory out, not a hang or a crash); the other estimators (sampler,
+    csp-limited, learned models) run in this process. Per backend, as the SAT and #SAT
+    competitions report: solved, timeouts, memory outs, wrong answers and the PAR-2 score;
+    with --out, cactus and scatter plots, and every run in runs.jsonl as it finishes
+    (--resume goes on from it). With --games N each also plays N seeded games. The columns
+    are explained under the tables.
     """
     if corpus and preset:
         raise click.UsageError("give either --corpus or --preset, not both")
+    if resume and not out:
+        raise click.UsageError("--resume goes on from --out DIR's runs.jsonl: give --out")
+    if memory_limit is None:
+        memory_limit = default_memory_limit()
     names = select_backends(backend_spec)
     # Taken before the positions are drawn: a second run on --out is refused before any work.
     with output_lock(out, "bench results folder"):
@@ -208,13 +239,20 @@ def bench(
             ]
         else:
             entries = load_entries(corpus)
-        total = (len(entries) + games) * len(dict.fromkeys([reference, *names]))
+        estimators = len(dict.fromkeys([reference, *names]))
         with click.progressbar(
-            length=total,
+            length=(len(entries) + games) * estimators,
             label="benchmarking",
+            show_pos=True,
             file=sys.stderr,
             hidden=as_json or not sys.stderr.isatty(),
         ) as bar:
+
+            def planned(runs: int) -> None:
+                # Runs resumed from the file are not in the count: the time left is the
+                # pending runs' only.
+                bar.length = runs + games * estimators
+
             result = run_benchmark(
                 entries,
                 names,
@@ -225,6 +263,9 @@ def bench(
                 progress=bar.update,
                 isolate=not in_process,
                 decide=decide,
+                memory_limit=memory_limit or None,
+                runs=RunsLog(Path(out) / "runs.jsonl", resume=resume) if out else None,
+                planned=planned,
             )
             if games:
                 win_rates(
@@ -250,8 +291,11 @@ def bench(
 def _echo_report(result: Any) -> None:
     summary = result.summary()
     limit = f"{result.time_limit:g} s" if result.time_limit else "none"
+    if result.memory_limit:
+        limit += f", memory limit {result.memory_limit} MB"
     decide = result.mode == "decide"
-    header = ["backend", "exact", "solved", "limits", "timeouts", "median", "p95", "max"]
+    header = ["backend", "exact", "solved", "limits", "timeouts", "memouts", "wrong", "PAR-2"]
+    header += ["median", "p95", "max"]
     header += ["x ref", "max |dp|"] + (["search", "calls", "no safe cell"] if decide else [])
     rows = []
     for r in summary:
@@ -261,6 +305,9 @@ def _echo_report(result: Any) -> None:
             r["solved"],
             r["limits"],
             r["timeouts"],
+            r["memouts"],
+            r["wrong"],
+            _num(r["par2"], ".1f"),
             _ms(r["median_ms"]),
             _ms(r["p95_ms"]),
             _ms(r["max_ms"]),

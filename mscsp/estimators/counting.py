@@ -41,7 +41,7 @@ def counting_kinds() -> list[EstimatorKind]:
             exact=cls.exact,
             extra=cls.extra,
             description=cls.description or f"{name} counting backend",
-            arg="SOLVER" if name == "sat" else "",
+            arg=cls.spec_arg,
             batches=False,
             # Looked up on each call, so the class's own check is the one that answers.
             available=lambda cls=cls: cls.supported(),

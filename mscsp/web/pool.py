@@ -22,10 +22,10 @@ import signal
 import threading
 import time
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from ..errors import MemoryLimitError, SolverLimitError
+from ..memlimit import MEMORY_EXIT, died_of_memory, set_ceiling
 from .service import ApiError, Handler, Limits, answer, error_answer
 
 #: What the ``forkserver`` imports once, so that the workers it forks start with it.
@@ -35,47 +35,11 @@ PRELOAD = ["mscsp.web.service", "mscsp.web.replay_api"]
 NICE = 10
 #: What a worker sends once it has started (imported the library, set its ceiling).
 READY = "ready"
-#: Exit status of a worker that ran out of memory outside a job's answer.
-MEMORY_EXIT = 75
-#: Signals a worker dies of when an allocation fails in native code (or the kernel's
-#: out-of-memory killer picks it): with a ceiling set, read as the ceiling hit.
-MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGKILL}
 
 
 def memory_error(memory_mb: int | None) -> MemoryLimitError:
     """The error of a request that hit its worker's memory ceiling."""
     return MemoryLimitError(f"memory limit of {memory_mb} MB per request was hit")
-
-
-def _data_size() -> int | None:
-    """This process's private writable memory in bytes (``VmData``: what ``RLIMIT_DATA``
-    bounds), or ``None`` where ``/proc`` does not tell (not Linux)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmData:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _set_ceiling(budget_mb: int | None) -> None:
-    """Lets this process allocate ``budget_mb`` more than it holds now (Linux only).
-
-    ``RLIMIT_DATA`` rather than ``RLIMIT_AS``: numba, numpy and JAX reserve address space
-    they never use (a learned model's worker reserves over 1.5 GB, uses 0.4 GB), which
-    ``RLIMIT_AS`` would count.
-    """
-    idle = _data_size()
-    if budget_mb is None or idle is None:
-        return
-    import resource
-
-    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    ceiling = idle + budget_mb * 2**20
-    if hard != resource.RLIM_INFINITY:
-        ceiling = min(ceiling, hard)
-    resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
 
 
 def _work(conn: Connection, memory_mb: int | None, nice: int) -> None:
@@ -93,7 +57,7 @@ def _work(conn: Connection, memory_mb: int | None, nice: int) -> None:
     # answers go first; an idle core still runs the solve at full speed.
     if nice:
         os.nice(nice)
-    _set_ceiling(memory_mb)
+    set_ceiling(memory_mb)
     try:
         conn.send(READY)
         while True:
@@ -170,9 +134,7 @@ class Worker:
         process = self.process
         if process is not None:
             process.join(1.0)
-            code = process.exitcode
-            died_of = -code if code is not None and code < 0 else None
-            if self.memory_mb is not None and (code == MEMORY_EXIT or died_of in MEMORY_SIGNALS):
+            if self.memory_mb is not None and died_of_memory(process.exitcode):
                 return memory_error(self.memory_mb)
         return SolverLimitError("the worker process solving this request stopped")
 

@@ -1,0 +1,240 @@
+"""``external:COMMAND``: any model counter program in the Model Counting Competition's format.
+
+Each count is one instance file, exactly what ``mscsp export --format mcc`` writes
+(:func:`mscsp.export.mcc.write`: DIMACS CNF, ``c t pmc``, ``c p show`` over the cell
+variables, "exactly ``k`` mines" through a sequential counter whose auxiliary variables
+the cells determine, so even a counter that ignores the projection counts right), given
+to ``COMMAND FILE`` in a child process. Its answer line is read in either format:
+``c s exact arb int N`` (current) or ``s mc N`` (older); ``s UNSATISFIABLE`` alone is 0.
+
+The counts a component needs, and the queries that give them, the fewest a counter with
+no assumptions and no weights allows:
+
+* ``counts[k]``: "the component with exactly ``k`` mines", for ``k = 0..cells``;
+* ``cell_counts[g][k]``: the same with the first cell of group ``g`` forced to be a mine
+  (one unit clause), for every ``k`` with ``counts[k] > 0`` and every group but the last,
+  which follows from the others (every layout with ``k`` mines has them somewhere:
+  ``sum_g size_g * cell_counts[g][k] = k * counts[k]``).
+
+That is ``cells + 1 + (groups - 1) * totals`` counter runs. Forcing one cell is cheaper
+than conditioning on a group's mine number (one query per value) and keeps every query
+a plain projected count.
+
+Limits: the time limit is the component's (a counter still running at it is killed with
+its whole process group: :class:`~mscsp.errors.SolverLimitError`); ``memory_mb`` caps each
+run's data segment (``RLIMIT_DATA``, as :mod:`mscsp.memlimit` does for workers), and a run
+that dies of it is a :class:`~mscsp.errors.MemoryLimitError`. A counter that crashes, prints
+no count, an approximate or unreadable one, or contradicts itself is an
+:class:`~mscsp.errors.InvalidInputError` naming the command and the file's query: never
+a number. Without a command, the counter is mscsp's own (:mod:`mscsp.counters.mcc`, Ganak).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import suppress
+from itertools import accumulate
+from math import comb
+from pathlib import Path
+from typing import Any
+
+from ..constraints import Component, ComponentCount
+from ..errors import InvalidInputError, MemoryLimitError
+from ..inputs import read_bounded
+from ..memlimit import died_of_memory
+from .base import Backend
+
+#: The counter run when the spec names none: mscsp's own program, Ganak inside.
+DEFAULT_COMMAND = (sys.executable, "-m", "mscsp.counters.mcc")
+#: Most bytes of a counter's standard output read (and written: ``RLIMIT_FSIZE``).
+MAX_OUTPUT = 16 * 2**20
+#: Exit statuses of a counter that answered (SAT competition style: 10 SAT, 20 UNSAT).
+ANSWERED = (0, 10, 20)
+
+_EXACT = re.compile(r"c s exact \S+ int (\d+)")
+_LEGACY = re.compile(r"s p?mc (\d+)")
+#: What a counter's last error line says when an allocation failed (C++, Python, libc).
+_OUT_OF_MEMORY = re.compile(r"bad_alloc|MemoryError|out of memory|cannot allocate", re.I)
+_APPROX = re.compile(r"c s (approx|exact \S+ (?!int)\S+)\b")
+
+
+class ExternalBackend(Backend):
+    """Counts through a model counter program, one MCC instance file per count.
+
+    Options:
+        command (or ``external:COMMAND``): The program and its arguments (shell words);
+            the file's path is added last. Resolved with ``shutil.which``.
+        memory_mb: Ceiling on each run's data segment, in MiB (``None``: inherited).
+    """
+
+    name = "external"
+    extra = "sat"
+    description = "any MCC-format model counter program (external:COMMAND), one CNF per count"
+    requires = ("pysat.card", "pyganak")
+    options_allowed = ("solver", "command", "memory_mb")
+    spec_arg = "COMMAND"
+
+    def __init__(self, time_limit: float | None = None, max_solutions: int | None = None, **opts):
+        super().__init__(time_limit, max_solutions, **opts)
+        text = opts.get("command", opts.get("solver"))
+        self.argv = list(DEFAULT_COMMAND) if text is None else _resolve(text)
+        memory = opts.get("memory_mb")
+        if memory is not None and (
+            isinstance(memory, bool) or not isinstance(memory, int) or memory < 1
+        ):
+            raise InvalidInputError(f"memory_mb must be a whole number of MiB >= 1, got {memory!r}")
+        self.memory_mb = memory
+
+    def count(self, component: Component) -> ComponentCount:
+        from ..export.instances import cell_system
+        from ..export.mcc import write
+
+        end = self._deadline()
+        system = cell_system(component, (), None)
+        n = component.n_cells
+        first = list(accumulate(component.sizes[:-1], initial=1))  # as cell_system numbers
+        with tempfile.TemporaryDirectory(prefix="mscsp-external-") as folder:
+
+            def query(mines: int, forced: int | None = None) -> int:
+                stated = system
+                name = f"k{mines}"
+                if forced is not None:  # "exactly 1 of (cell,)": the cell is a mine
+                    stated = system._replace(constraints=(*system.constraints, ((forced,), 1)))
+                    name += f"-cell{forced}"
+                path = Path(folder, name + ".cnf")
+                path.write_text(write(stated, mines, title=name).text)
+                return self._run(path, end)
+
+            counts = [query(k) for k in range(n + 1)]
+            if any(c > comb(n, k) for k, c in enumerate(counts)):
+                raise InvalidInputError(
+                    f"counter {self.argv[0]!r} counted more layouts than {n} cells have: "
+                    "it miscounts"
+                )
+            totals = [k for k in range(n + 1) if counts[k]]
+            cell_counts = [[0] * (n + 1) for _ in first]
+            for g, f in enumerate(first[:-1]):
+                for k in totals:
+                    cell_counts[g][k] = query(k, f)
+        sizes = component.sizes
+        for k in totals:
+            placed = sum(s * row[k] for s, row in zip(sizes, cell_counts[:-1], strict=False))
+            last, rest = divmod(k * counts[k] - placed, sizes[-1])
+            if rest or last < 0:
+                raise InvalidInputError(
+                    f"counter {self.argv[0]!r} gave counts that contradict each other "
+                    f"({k} mines): it miscounts"
+                )
+            cell_counts[-1][k] = last
+        return ComponentCount(tuple(counts), tuple(tuple(row) for row in cell_counts))
+
+    def _run(self, path: Path, end: float | None) -> int:
+        """The count the counter prints for the file at ``path``, run until ``end``."""
+        timeout = None if end is None else end - time.perf_counter()
+        if timeout is not None and timeout <= 0:
+            raise self._limit_error()
+        out, err = path.with_suffix(".out"), path.with_suffix(".err")
+        with open(out, "wb") as stdout, open(err, "wb") as stderr:
+            process = subprocess.Popen(
+                [*self.argv, str(path)],
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,  # its own process group: killed with its children
+                preexec_fn=_limits(self.memory_mb),
+            )
+        try:
+            code = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise self._limit_error() from None
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        return self._answer(path, code, read_bounded(out, MAX_OUTPUT, "counter output"), err)
+
+    def _answer(self, path: Path, code: int, output: bytes, err: Path) -> int:
+        """The count in a finished run's ``output``; an error for anything else."""
+        command = self.argv[0]
+        lines = output.decode("utf-8", errors="replace").splitlines()
+        found = {int(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
+        found |= {int(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}
+        if not found and any(line.strip() == "s UNSATISFIABLE" for line in lines):
+            found = {0}
+        if code in ANSWERED and len(found) == 1:
+            return found.pop()
+        tail = read_bounded(err, MAX_OUTPUT, "counter errors").decode(errors="replace")
+        tail = " ".join(tail.strip().splitlines()[-1:])[:200]
+        if (
+            code not in ANSWERED
+            and self.memory_mb is not None
+            and (died_of_memory(code) or _OUT_OF_MEMORY.search(tail))
+        ):
+            raise MemoryLimitError(
+                f"counter {command!r} died ({_ended(code)}) on {path.name} under "
+                f"memory_mb={self.memory_mb}: out of memory, most likely"
+            )
+        if code not in ANSWERED:
+            why = f"it stopped with {_ended(code)}"
+        elif len(found) > 1:
+            why = f"it printed different counts {sorted(found)}"
+        elif any(_APPROX.match(line.strip()) for line in lines):
+            why = "its count is approximate"
+        else:
+            why = "it printed no 'c s exact arb int N' or 's mc N' line"
+        raise InvalidInputError(
+            f"counter {command!r} gave no exact count of {path.name}: {why}"
+            + (f" (stderr: {tail})" if tail else "")
+        )
+
+
+def _resolve(text: Any) -> list[str]:
+    """The command's words, its program resolved on ``PATH`` (or as a path)."""
+    try:
+        words = shlex.split(text) if isinstance(text, str) else []
+    except ValueError as exc:
+        raise InvalidInputError(f"cannot read counter command {text!r}: {exc}") from None
+    if not words:
+        raise InvalidInputError(
+            f"external needs a counter command (external:COMMAND), got {text!r}"
+        )
+    program = shutil.which(words[0])
+    if program is None:
+        raise InvalidInputError(
+            f"counter command {words[0]!r} not found: not an executable file nor on PATH"
+        )
+    return [program, *words[1:]]
+
+
+def _limits(memory_mb: int | None) -> Any:
+    """The function run in the counter's process before it starts: its output capped at
+    :data:`MAX_OUTPUT` bytes, its data segment at ``memory_mb`` MiB."""
+
+    def apply() -> None:
+        import resource
+
+        caps = [(resource.RLIMIT_FSIZE, MAX_OUTPUT)]
+        if memory_mb is not None:
+            caps.append((resource.RLIMIT_DATA, memory_mb * 2**20))
+        for which, cap in caps:  # soft limits only, never above the inherited hard one
+            _, hard = resource.getrlimit(which)
+            resource.setrlimit(
+                which, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard)
+            )
+
+    return apply
+
+
+def _ended(code: int) -> str:
+    """A run's exit status in words (``subprocess`` gives a signal as ``-signum``)."""
+    if code < 0:
+        return f"signal {signal.Signals(-code).name}"
+    return f"exit code {code}"

@@ -1,0 +1,187 @@
+"""``mscsp export``: positions out as standard instance files, with their exact counts.
+
+Each position is split as :func:`mscsp.solve` splits it (:mod:`mscsp.export.instances`);
+each component (or the whole frontier, ``per="position"``) and mine number ``k`` becomes
+one instance, "these cells with exactly ``k`` mines", in one of :data:`FORMATS`: DIMACS
+CNF for model counters (:mod:`~mscsp.export.mcc`), OPB for pseudo-Boolean solvers
+(:mod:`~mscsp.export.opb`), MiniZinc data for CP solvers (:mod:`~mscsp.export.mzn`), CPLEX
+LP for integer programming (:mod:`~mscsp.export.lp`). ``index.jsonl``
+(:mod:`~mscsp.export.index`) gives each file's exact count, so that anyone can check a
+solver against ours; :mod:`~mscsp.export.check` counts the files with real solvers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backends import DEFAULT_BACKEND, get_backend
+from ..benchmark import CorpusEntry
+from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..outlock import output_lock
+from . import lp, mcc, mzn, opb
+from .index import INDEX, index_line
+from .instances import PER, CellSystem, position_systems
+
+#: Export formats and their writer modules.
+FORMATS = {"mcc": mcc, "opb": opb, "mzn": mzn, "lp": lp}
+
+
+@dataclass
+class ExportSummary:
+    """What an export wrote: instances, positions, and the positions left out (and why)."""
+
+    out: str
+    format: str
+    instances: int = 0
+    positions: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def check_options(fmt: str, per: str, kind: str, encoding: str, weight: int) -> None:
+    """Refuses a combination of export options that makes no instance.
+
+    Raises:
+        InvalidInputError: An unknown format, split, kind or encoding; ``wmc`` outside
+            ``mcc`` or with an encoding whose auxiliary variables are not fixed by the
+            cells; a weight below 1.
+    """
+    if fmt not in FORMATS:
+        raise InvalidInputError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    if per not in PER:
+        raise InvalidInputError(f"unknown split {per!r} (one of {', '.join(PER)})")
+    if kind not in mcc.KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r} (one of {', '.join(mcc.KINDS)})")
+    if kind == "wmc" and fmt != "mcc":
+        raise InvalidInputError(f"kind 'wmc' is a CNF track: it needs format mcc, not {fmt!r}")
+    if encoding not in mcc.ENCODINGS:
+        raise InvalidInputError(
+            f"unknown encoding {encoding!r} (one of {', '.join(mcc.ENCODINGS)})"
+        )
+    if kind == "wmc" and encoding not in mcc.DETERMINED:
+        raise InvalidInputError(
+            f"encoding {encoding!r} leaves auxiliary variables free, which a wmc count (no "
+            f"projection) would count: use {', '.join(mcc.DETERMINED)}"
+        )
+    if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+        raise InvalidInputError(f"weight must be an integer of at least 1, got {weight!r}")
+
+
+def _clear(out: Path, overwrite: bool) -> None:
+    """Makes ``out`` an empty folder to write in (removing only what an export writes)."""
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not overwrite:
+            raise InvalidInputError(f"--out {out} is not empty (give --overwrite to replace it)")
+        suffixes = {module.SUFFIX for module in FORMATS.values()}
+        for path in out.iterdir():
+            ours = path.name.startswith("p") and path.suffix in suffixes
+            if ours or path.name in (INDEX, mzn.MODEL_FILE):
+                path.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _instances(system: CellSystem, kind: str, weight: int) -> Iterable[tuple[str, int | None, int]]:
+    """``(file stem suffix, mines, count)`` of each instance of ``system``."""
+    if kind == "wmc":
+        yield "w", None, system.weighted(weight)
+        return
+    for k in system.mine_numbers():
+        yield f"k{k:03d}", k, system.counts[k]
+
+
+def export(
+    entries: Iterable[CorpusEntry],
+    out: str | Path,
+    fmt: str = "mcc",
+    per: str = "component",
+    kind: str = "pmc",
+    encoding: str = "seqcounter",
+    weight: int = 2,
+    time_limit: float | None = None,
+    overwrite: bool = False,
+    progress: Callable[[int], Any] | None = None,
+) -> ExportSummary:
+    """Writes the instances of every position of ``entries`` and ``out/index.jsonl``.
+
+    Args:
+        entries: The positions (a corpus's, or generated ones).
+        out: The folder (created; refused when not empty unless ``overwrite``).
+        fmt: One of :data:`FORMATS`.
+        per: ``component`` (one instance per component and mine number) or ``position``
+            (per mine number of all the position's components joined).
+        kind: ``pmc`` (projected count, one per mine number) or ``wmc`` (one weighted
+            instance: ``weight`` per mine), for ``mcc``.
+        encoding: The :class:`pysat.card.CardEnc` encoding of large cardinality
+            constraints in CNF.
+        weight: A mine's weight in ``wmc``.
+        time_limit: Seconds to count each position (``None``: no limit); a position past
+            it is skipped and listed in the summary.
+        overwrite: Replace the instances of an earlier export in ``out``.
+        progress: Called with 1 after each position.
+
+    Raises:
+        InvalidInputError: Bad options (:func:`check_options`), ``out`` not empty.
+        OutputLockedError: Another run writes ``out``.
+    """
+    check_options(fmt, per, kind, encoding, weight)
+    writer = FORMATS[fmt]
+    start = time.perf_counter()
+    summary = ExportSummary(str(out), fmt)
+    out = Path(out)
+    counter = get_backend(DEFAULT_BACKEND)
+    with output_lock(out, "export folder"):
+        _clear(out, overwrite)
+        if fmt == "mzn":
+            (out / mzn.MODEL_FILE).write_text(mzn.MODEL)
+        with open(out / INDEX, "w", encoding="utf-8") as index:
+            for position, entry in enumerate(entries):
+                source = entry.where if entry.line else entry.name
+                try:
+                    systems = list(position_systems(entry.board, counter, per, time_limit))
+                except (SolverLimitError, InconsistentBoardError) as exc:
+                    summary.skipped.append({"source": source, "reason": str(exc)})
+                    systems = []
+                summary.positions += 1
+                for system in systems:
+                    if not system.cells:
+                        continue
+                    part = "" if system.component is None else f"-c{system.component:03d}"
+                    title = f"{source}, position {position}" + (
+                        f", component {system.component}" if part else ", all components"
+                    )
+                    for stem, mines, count in _instances(system, kind, weight):
+                        name = f"p{position:05d}{part}-{stem}{writer.SUFFIX}"
+                        if fmt == "mcc":
+                            written = mcc.write(system, mines, kind, encoding, weight, title)
+                        else:
+                            written = writer.write(system, mines, title)
+                        (out / name).write_text(written.text)
+                        record = {
+                            "file": name,
+                            "kind": kind if fmt == "mcc" else writer.KIND,
+                            "count": str(count),
+                            "position": position,
+                            "component": system.component,
+                            "mines": mines,
+                            "variables": written.variables,
+                            "constraints": written.constraints,
+                            "cells": system.cells,
+                            "source": source,
+                            "family": entry.family,
+                        }
+                        if kind == "wmc":
+                            record["weight"] = weight
+                        if fmt == "mcc":
+                            record["encoding"] = encoding
+                        index.write(index_line(record))
+                        summary.instances += 1
+                if progress is not None:
+                    progress(1)
+    summary.seconds = time.perf_counter() - start
+    return summary
