@@ -56,6 +56,10 @@ def _save(fig: Any, stem: Path) -> list[Path]:
     return paths
 
 
+#: Markers of the cactus plot's lines, one per ten lines.
+_LINE_MARKERS = ("o", "s", "^", "D")
+
+
 def cactus(runs: list[dict[str, Any]], stem: Path, time_limit: float | None) -> list[Path]:
     """Draws the cactus plot of ``runs`` (:attr:`~mscsp.benchmark.BenchResult.runs` rows)
     to ``stem.png`` and ``stem.svg``.
@@ -65,13 +69,22 @@ def cactus(runs: list[dict[str, Any]], stem: Path, time_limit: float | None) -> 
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name in dict.fromkeys(r["backend"] for r in runs):
+    colours = plt.get_cmap("tab20").colors
+    for i, name in enumerate(dict.fromkeys(r["backend"] for r in runs)):
         times = sorted(
             max(r["seconds"], _FLOOR)
             for r in runs
             if r["backend"] == name and _outcome(r) == "solved"
         )
-        ax.plot(range(1, len(times) + 1), times, marker="o", ms=3, label=f"{name} ({len(times)})")
+        # Twenty colours, and a marker that changes every ten lines: no two lines alike.
+        ax.plot(
+            range(1, len(times) + 1),
+            times,
+            marker=_LINE_MARKERS[i // 10 % len(_LINE_MARKERS)],
+            ms=3,
+            color=colours[i % len(colours)],
+            label=f"{name} ({len(times)})",
+        )
     if time_limit:
         ax.axhline(time_limit, color="grey", lw=0.8, ls="--")
     ax.set_yscale("log")
