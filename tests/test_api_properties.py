@@ -16,6 +16,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import random_game_position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -25,7 +26,6 @@ from mscsp.backends import BACKENDS, Backend, get_backend
 from mscsp.board import COVERED, FLAG
 from mscsp.brute import brute_force
 from mscsp.errors import InconsistentBoardError, MscspError
-from tests.conftest import random_game_position
 
 
 def check(examples: int) -> settings:

@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("jax")
 
 from click.testing import CliRunner  # noqa: E402
+from conftest import interrupt_when, repo_env  # noqa: E402
 
 import mscsp  # noqa: E402
 from learners.nets import data, evaluate, models, player, train  # noqa: E402
 from mscsp.cli import main  # noqa: E402
-from tests.conftest import interrupt_when, repo_env  # noqa: E402
 
 SPEC = data.GenSpec(6, 7, 6)
 

@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import repo_env
 
 from mscsp.errors import OutputLockedError
 from mscsp.harness import RunLog
 from mscsp.outlock import lock_path, output_lock
-from tests.conftest import repo_env
 
 PLAY = [sys.executable, "-m", "mscsp", "play", "--preset", "beginner", "--no-progress"]
 PLAY += ["--workers", "1", "--json"]

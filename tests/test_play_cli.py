@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from conftest import interrupt_when, repo_env
 
 from mscsp.cli import main
 from mscsp.harness import RunLog
-from tests.conftest import interrupt_when, repo_env
 
 
 def invoke(*args):

@@ -9,12 +9,12 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from conftest import random_game_position
 
 from bench.hard import band, lattice
 from mscsp import COVERED, FLAG, InconsistentBoardError, InvalidInputError, parse_board, solve
 from mscsp.board import neighbour_sum
 from mscsp.sampling import sample_layouts
-from tests.conftest import random_game_position
 
 
 def consistent(board, layout: np.ndarray) -> bool:

@@ -7,6 +7,7 @@ from math import comb
 
 import numpy as np
 import pytest
+from conftest import random_game_position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,6 @@ from mscsp.brute import brute_force
 from mscsp.constraints import build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
 from mscsp.reduce import reduce_system
-from tests.conftest import random_game_position
 
 #: Positions with more placements than this are left out (the reference is slow Python).
 BRUTE_LIMIT = 20_000
