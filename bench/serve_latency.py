@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import mscsp  # noqa: E402
+from bench.hard import lattice  # noqa: E402
 from mscsp.positions import game_positions  # noqa: E402
 
 #: The hard boards of the backend scenarios: the widest lattices of the hard corpus.
@@ -75,27 +76,10 @@ def corpus() -> dict[str, str]:
     return found
 
 
-def lattice(size: int, seed: int) -> str:
-    """A size x size board with a number on every other cell of every other row (one huge
-    component, whose counting tables grow until a limit stops them)."""
-    rng = np.random.default_rng(seed)
-    mine = rng.random((size, size)) < 0.2
-    rows = []
-    for r in range(size):
-        row = ""
-        for c in range(size):
-            if r % 2 and c % 2 and not mine[r, c]:
-                row += str(mine[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
-            else:
-                row += "?"
-        rows.append(row)
-    return f"{size}x{size}x{int(mine.sum())}\n" + "\n".join(rows) + "\n"
-
-
 def hard_requests(scenario: str, count: int) -> list[dict]:
     """The request bodies of a scenario's hard requests."""
     if scenario == "100x100":
-        return [{"board": lattice(100, seed)} for seed in range(count)]
+        return [{"board": lattice(100, 100, 0.2, seed).to_text()} for seed in range(count)]
     if scenario == "brute":
         return [{"board": corpus()[BRUTE_HARD], "backend": "brute"}] * count
     return [{"board": b, "backend": SCENARIOS[scenario]} for b in corpus_boards(count)]

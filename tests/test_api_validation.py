@@ -46,7 +46,7 @@ def game() -> Game:
     return Game(3, 3, 1, seed=1)
 
 
-def refused(call, error: type[MscspError], *fragments: str) -> MscspError:
+def assert_refused(call, error: type[MscspError], *fragments: str) -> MscspError:
     """Runs ``call``; it must raise ``error``, one line naming every fragment."""
     with pytest.raises(error) as info:
         call()
@@ -63,7 +63,7 @@ def refused(call, error: type[MscspError], *fragments: str) -> MscspError:
 @pytest.mark.parametrize("code", [9, 100, -5, -3, 127, -128])
 def test_a_value_that_is_no_cell_code_is_refused(code):
     cells = np.array([[code, -1], [-1, -1]], dtype=np.int8)
-    refused(lambda: Board(cells, 1), InvalidInputError, "cells[0, 0]", str(code))
+    assert_refused(lambda: Board(cells, 1), InvalidInputError, "cells[0, 0]", str(code))
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_a_value_that_is_no_cell_code_is_refused(code):
 def test_a_wide_integer_is_checked_before_it_is_narrowed(dtype, code):
     other = 0 if np.dtype(dtype).kind == "u" else -1
     cells = np.array([[other, code], [other, other]], dtype=dtype)  # 300 as int8 would be 44
-    refused(lambda: Board(cells, 0), InvalidInputError, "cells[0, 1]", str(code))
+    assert_refused(lambda: Board(cells, 0), InvalidInputError, "cells[0, 1]", str(code))
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,9 @@ def test_a_wide_integer_is_checked_before_it_is_narrowed(dtype, code):
     ids=["none", "str", "float", "dict", "ragged", "floats", "bools", "strings"],
 )
 def test_cells_that_are_not_an_array_of_integers_are_refused(cells):
-    refused(lambda: Board(cells, 0), InvalidTypeError, "cells must be a 2-D array of integers")
+    assert_refused(
+        lambda: Board(cells, 0), InvalidTypeError, "cells must be a 2-D array of integers"
+    )
 
 
 @pytest.mark.parametrize(
@@ -91,16 +93,16 @@ def test_cells_that_are_not_an_array_of_integers_are_refused(cells):
 )
 def test_a_shape_that_is_no_board_is_refused(shape):
     cells = np.full(shape, -1, dtype=np.int8)
-    refused(lambda: Board(cells, 0), InvalidInputError, "shape", str(shape))
+    assert_refused(lambda: Board(cells, 0), InvalidInputError, "shape", str(shape))
 
 
 def test_a_single_number_is_no_board():
-    refused(lambda: Board(3, 0), InvalidInputError, "shape ()")
+    assert_refused(lambda: Board(3, 0), InvalidInputError, "shape ()")
 
 
 def test_a_board_over_the_longest_side_is_refused():
     cells = np.full((1, MAX_SIDE + 1), -1, dtype=np.int8)
-    refused(lambda: Board(cells, 1), InvalidInputError, "too large", f"1x{MAX_SIDE + 1}")
+    assert_refused(lambda: Board(cells, 1), InvalidInputError, "too large", f"1x{MAX_SIDE + 1}")
 
 
 @pytest.mark.parametrize(
@@ -117,9 +119,9 @@ def test_a_board_over_the_longest_side_is_refused():
     ids=["float", "bool", "str", "nan", "none", "numpy float", "negative"],
 )
 def test_a_mine_count_that_is_no_count_is_refused(mines, error, shown):
-    refused(lambda: Board(COVERED_2X2.copy(), mines), error, "mines", shown)
+    assert_refused(lambda: Board(COVERED_2X2.copy(), mines), error, "mines", shown)
     if mines is not None:  # (parse_board's default: the count comes from the header)
-        refused(lambda: parse_board(TEXT, mines=mines), error, "mines", shown)
+        assert_refused(lambda: parse_board(TEXT, mines=mines), error, "mines", shown)
 
 
 @pytest.mark.parametrize(
@@ -136,7 +138,7 @@ def test_a_mine_count_that_is_no_count_is_refused(mines, error, shown):
 def test_a_number_above_its_neighbour_count_is_refused(rows, cell, value, neighbours):
     cells = parse_board("\n".join(rows).replace(str(value), "?") + "\n", mines=0).cells
     cells[cell] = value
-    error = refused(
+    error = assert_refused(
         lambda: Board(cells, 0), InconsistentBoardError, f"{value} exceeds its {neighbours}"
     )
     assert error.cell == cell
@@ -152,8 +154,8 @@ def test_every_number_a_cell_can_hold_is_taken():
 
 def test_more_flags_than_mines_or_mines_than_room_are_refused():
     flags = np.array([[-2, -2], [-1, -1]], dtype=np.int8)
-    refused(lambda: Board(flags, 1), InconsistentBoardError, "2 flags but only 1 mines")
-    refused(lambda: Board(COVERED_2X2.copy(), 5), InconsistentBoardError, "5 mines")
+    assert_refused(lambda: Board(flags, 1), InconsistentBoardError, "2 flags but only 1 mines")
+    assert_refused(lambda: Board(COVERED_2X2.copy(), 5), InconsistentBoardError, "5 mines")
 
 
 def test_a_list_or_a_wide_array_becomes_a_new_int8_array():
@@ -176,7 +178,7 @@ def test_a_list_or_a_wide_array_becomes_a_new_int8_array():
     ids=["none", "int", "list", "dict"],
 )
 def test_parse_board_takes_text_only(text, shown):
-    refused(lambda: parse_board(text, mines=1), InvalidTypeError, "text", shown)
+    assert_refused(lambda: parse_board(text, mines=1), InvalidTypeError, "text", shown)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +192,7 @@ def test_parse_board_takes_text_only(text, shown):
     ],
 )
 def test_header_digits_must_be_ascii(text, digit):
-    refused(lambda: parse_board(text), BoardParseError, "ASCII 0-9", digit, "line 1")
+    assert_refused(lambda: parse_board(text), BoardParseError, "ASCII 0-9", digit, "line 1")
 
 
 def test_ascii_headers_still_parse():
@@ -214,7 +216,7 @@ def test_ascii_headers_still_parse():
     ids=["str", "none", "ndarray", "list", "int"],
 )
 def test_solve_takes_a_board_only(value, fragments):
-    refused(lambda: solve(value), InvalidTypeError, *fragments)
+    assert_refused(lambda: solve(value), InvalidTypeError, *fragments)
 
 
 def test_an_object_whose_repr_fails_is_still_named():
@@ -222,14 +224,14 @@ def test_an_object_whose_repr_fails_is_still_named():
         def __repr__(self) -> str:
             raise RuntimeError("no")
 
-    refused(lambda: solve(Broken()), InvalidTypeError, "board", "Broken (no repr)")
+    assert_refused(lambda: solve(Broken()), InvalidTypeError, "board", "Broken (no repr)")
 
 
 @pytest.mark.parametrize("backend", [None, 123, 1.5, ["dss"], b"dss"], ids=repr)
 def test_a_backend_that_is_no_name_is_refused(backend):
     shown = type(backend).__name__
-    refused(lambda: solve(board(), backend=backend), InvalidTypeError, "backend", shown)
-    refused(lambda: get_backend(backend), InvalidTypeError, "backend", shown)
+    assert_refused(lambda: solve(board(), backend=backend), InvalidTypeError, "backend", shown)
+    assert_refused(lambda: get_backend(backend), InvalidTypeError, "backend", shown)
 
 
 @pytest.mark.parametrize(
@@ -247,20 +249,22 @@ def test_a_backend_that_is_no_name_is_refused(backend):
 )
 def test_a_time_limit_that_is_no_number_of_seconds_is_refused(limit, error):
     shown = repr(limit)[:20]
-    refused(lambda: solve(board(), time_limit=limit), error, "time_limit", shown)
+    assert_refused(lambda: solve(board(), time_limit=limit), error, "time_limit", shown)
 
 
 def test_good_options_still_work():
     assert solve(board(), time_limit=np.float64(5)).probabilities.shape == (2, 2)
     assert solve(board(), "brute", max_solutions=np.int64(10)).exact[(0, 0)] == 0.25
-    refused(lambda: solve(board(), "brute", max_solutions=0), InvalidInputError, "max_solutions")
-    refused(lambda: solve(board(), bogus=1), InvalidInputError, "bogus")
+    assert_refused(
+        lambda: solve(board(), "brute", max_solutions=0), InvalidInputError, "max_solutions"
+    )
+    assert_refused(lambda: solve(board(), bogus=1), InvalidInputError, "bogus")
 
 
 def test_a_count_cache_needs_a_backend_and_a_size():
-    refused(lambda: mscsp.CountCache("dss"), InvalidTypeError, "inner", "str 'dss'")
-    refused(lambda: mscsp.CountCache(get_backend(), 1.5), InvalidTypeError, "maxsize")
-    refused(lambda: mscsp.CountCache(get_backend(), -1), InvalidInputError, "maxsize", "-1")
+    assert_refused(lambda: mscsp.CountCache("dss"), InvalidTypeError, "inner", "str 'dss'")
+    assert_refused(lambda: mscsp.CountCache(get_backend(), 1.5), InvalidTypeError, "maxsize")
+    assert_refused(lambda: mscsp.CountCache(get_backend(), -1), InvalidInputError, "maxsize", "-1")
     assert solve(board(), mscsp.CountCache(get_backend(), 4)).exact[(0, 0)] == 0.25
 
 
@@ -297,7 +301,7 @@ def test_a_count_cache_needs_a_backend_and_a_size():
     ],
 )
 def test_bad_game_arguments_are_refused(args, kwargs, error, fragments):
-    refused(lambda: Game(*args, **kwargs), error, *fragments)
+    assert_refused(lambda: Game(*args, **kwargs), error, *fragments)
 
 
 @pytest.mark.parametrize("method", ["reveal", "flag"])
@@ -314,13 +318,13 @@ def test_bad_game_arguments_are_refused(args, kwargs, error, fragments):
     ids=repr,
 )
 def test_a_cell_that_is_no_cell_is_refused(method, cell, error, shown):
-    refused(lambda: getattr(game(), method)(*cell), error, "cell", shown)
+    assert_refused(lambda: getattr(game(), method)(*cell), error, "cell", shown)
 
 
 def test_no_more_flags_than_mines():
     flagged = game()
     flagged.flag(0, 0)
-    refused(lambda: flagged.flag(0, 1), InvalidInputError, "no flag left")
+    assert_refused(lambda: flagged.flag(0, 1), InvalidInputError, "no flag left")
     flagged.flag(0, 0)  # taken back: one flag is free again
     flagged.flag(0, 1)
     assert flagged.board().cells[0, 1] == mscsp.FLAG
@@ -352,7 +356,7 @@ def test_numpy_integers_are_cells_and_moves_stay_json():
     ids=["junk", "bytes", "deep", "list json", "int", "none", "empty", "no layout"],
 )
 def test_a_record_that_is_no_game_is_refused(record, error, fragments):
-    refused(lambda: Game.replay(record), error, *fragments)
+    assert_refused(lambda: Game.replay(record), error, *fragments)
 
 
 def _record(**changes) -> dict:
@@ -382,7 +386,7 @@ def _record(**changes) -> dict:
     ids=repr,
 )
 def test_a_record_with_a_bad_field_is_refused(changes, error, fragments):
-    refused(lambda: Game.replay(_record(**changes)), error, *fragments)
+    assert_refused(lambda: Game.replay(_record(**changes)), error, *fragments)
 
 
 def test_a_good_record_still_replays():
@@ -393,10 +397,10 @@ def test_a_good_record_still_replays():
 
 
 def test_presets_and_first_moves_refuse_what_is_not_one():
-    refused(lambda: Game.from_preset(["expert"]), InvalidInputError, "preset", "['expert']")
-    refused(lambda: first_move((0,), 3, 3), InvalidTypeError, "first move", "tuple (0,)")
-    refused(lambda: first_move(("a", 0), 3, 3), InvalidTypeError, "first move", "str 'a'")
-    refused(lambda: first_move(None, 3, 3), InvalidTypeError, "first move", "NoneType")
+    assert_refused(lambda: Game.from_preset(["expert"]), InvalidInputError, "preset", "['expert']")
+    assert_refused(lambda: first_move((0,), 3, 3), InvalidTypeError, "first move", "tuple (0,)")
+    assert_refused(lambda: first_move(("a", 0), 3, 3), InvalidTypeError, "first move", "str 'a'")
+    assert_refused(lambda: first_move(None, 3, 3), InvalidTypeError, "first move", "NoneType")
     assert first_move((np.int64(1), 2), 3, 3) == (1, 2)
 
 
@@ -404,49 +408,55 @@ def test_presets_and_first_moves_refuse_what_is_not_one():
 
 
 def test_sample_layouts_checks_its_arguments():
-    refused(lambda: sample_layouts("??"), InvalidTypeError, "board", "parse_board")
-    refused(lambda: sample_layouts(SMALL, 0), InvalidInputError, "samples", "0")
-    refused(lambda: sample_layouts(SMALL, 1.5), InvalidTypeError, "samples", "float 1.5")
-    refused(lambda: sample_layouts(SMALL, 10, seed=-1), InvalidInputError, "seed", "-1")
+    assert_refused(lambda: sample_layouts("??"), InvalidTypeError, "board", "parse_board")
+    assert_refused(lambda: sample_layouts(SMALL, 0), InvalidInputError, "samples", "0")
+    assert_refused(lambda: sample_layouts(SMALL, 1.5), InvalidTypeError, "samples", "float 1.5")
+    assert_refused(lambda: sample_layouts(SMALL, 10, seed=-1), InvalidInputError, "seed", "-1")
     limit = "1"
-    refused(lambda: sample_layouts(SMALL, 10, time_limit=limit), InvalidTypeError, "time_limit")
+    assert_refused(
+        lambda: sample_layouts(SMALL, 10, time_limit=limit), InvalidTypeError, "time_limit"
+    )
     assert sample_layouts(SMALL, 10, seed=np.int64(3)).layouts.shape == (10, 1, 3)
 
 
 def test_explanations_check_their_arguments():
     solution = solve(SMALL)
-    refused(lambda: explain_certain(None), InvalidTypeError, "board", "NoneType")
-    refused(lambda: explain_certain(SMALL, [(9, 9)]), InvalidInputError, "(9, 9) is off")
-    refused(lambda: explain_certain(SMALL, [(0,)]), InvalidTypeError, "cell", "tuple (0,)")
-    refused(lambda: explain_certain(SMALL, (0, 1)), InvalidTypeError, "cell", "int 0")
-    refused(lambda: explain_certain(SMALL, "0,1"), InvalidTypeError, "cells", "str '0,1'")
-    refused(lambda: explain_certain(SMALL, time_limit=-1), InvalidInputError, "time_limit")
-    refused(lambda: explain_probability("x", (0, 1)), InvalidTypeError, "solution", "str 'x'")
-    refused(lambda: explain_probability(solution, [0]), InvalidTypeError, "cell", "list [0]")
-    refused(lambda: explain(SMALL, solution, [("a", 1)]), InvalidTypeError, "str 'a'")
-    refused(lambda: parse_cells([1], SMALL), InvalidTypeError, "cell", "int 1")
-    refused(lambda: parse_cells("0,1", SMALL), InvalidTypeError, "cells", "str '0,1'")
+    assert_refused(lambda: explain_certain(None), InvalidTypeError, "board", "NoneType")
+    assert_refused(lambda: explain_certain(SMALL, [(9, 9)]), InvalidInputError, "(9, 9) is off")
+    assert_refused(lambda: explain_certain(SMALL, [(0,)]), InvalidTypeError, "cell", "tuple (0,)")
+    assert_refused(lambda: explain_certain(SMALL, (0, 1)), InvalidTypeError, "cell", "int 0")
+    assert_refused(lambda: explain_certain(SMALL, "0,1"), InvalidTypeError, "cells", "str '0,1'")
+    assert_refused(lambda: explain_certain(SMALL, time_limit=-1), InvalidInputError, "time_limit")
+    assert_refused(
+        lambda: explain_probability("x", (0, 1)), InvalidTypeError, "solution", "str 'x'"
+    )
+    assert_refused(lambda: explain_probability(solution, [0]), InvalidTypeError, "cell", "list [0]")
+    assert_refused(lambda: explain(SMALL, solution, [("a", 1)]), InvalidTypeError, "str 'a'")
+    assert_refused(lambda: parse_cells([1], SMALL), InvalidTypeError, "cell", "int 1")
+    assert_refused(lambda: parse_cells("0,1", SMALL), InvalidTypeError, "cells", "str '0,1'")
     assert explain(SMALL, solution, [[0, 1]])[0]["value"] == "mine"
 
 
 def test_the_session_checks_its_arguments():
     session = GameSession()
-    refused(lambda: session.solve("??"), InvalidTypeError, "board", "parse_board")
-    refused(lambda: session.add([(0, 0)]), InvalidInputError, "no board yet")
+    assert_refused(lambda: session.solve("??"), InvalidTypeError, "board", "parse_board")
+    assert_refused(lambda: session.add([(0, 0)]), InvalidInputError, "no board yet")
     session.solve(SMALL)
-    refused(lambda: session.add([("a", 0)]), InvalidTypeError, "cell", "str 'a'")
-    refused(lambda: session.what_if(SMALL, (0,), 1), InvalidTypeError, "cell", "tuple (0,)")
-    refused(lambda: session.what_if(SMALL, (0, 1), 9), InvalidInputError, "value", "9")
-    refused(lambda: session.what_if(SMALL, (0, 1), 1.0), InvalidTypeError, "value", "float")
-    refused(lambda: session.what_if(SMALL, (0, 0), 1), InvalidInputError, "(0, 0) is not covered")
-    refused(lambda: GameSession(backend=None), InvalidTypeError, "backend", "NoneType")
+    assert_refused(lambda: session.add([("a", 0)]), InvalidTypeError, "cell", "str 'a'")
+    assert_refused(lambda: session.what_if(SMALL, (0,), 1), InvalidTypeError, "cell", "tuple (0,)")
+    assert_refused(lambda: session.what_if(SMALL, (0, 1), 9), InvalidInputError, "value", "9")
+    assert_refused(lambda: session.what_if(SMALL, (0, 1), 1.0), InvalidTypeError, "value", "float")
+    assert_refused(
+        lambda: session.what_if(SMALL, (0, 0), 1), InvalidInputError, "(0, 0) is not covered"
+    )
+    assert_refused(lambda: GameSession(backend=None), InvalidTypeError, "backend", "NoneType")
 
 
 def test_estimators_check_their_arguments():
-    refused(lambda: get_estimator(None), InvalidTypeError, "backend", "NoneType None")
-    refused(lambda: kind_of(3), InvalidTypeError, "backend", "int 3")
-    refused(lambda: get_estimator("dss", time_limit="1"), InvalidTypeError, "time_limit")
-    refused(lambda: get_estimator("dss", time_limit=-2), InvalidInputError, "time_limit")
+    assert_refused(lambda: get_estimator(None), InvalidTypeError, "backend", "NoneType None")
+    assert_refused(lambda: kind_of(3), InvalidTypeError, "backend", "int 3")
+    assert_refused(lambda: get_estimator("dss", time_limit="1"), InvalidTypeError, "time_limit")
+    assert_refused(lambda: get_estimator("dss", time_limit=-2), InvalidInputError, "time_limit")
     assert get_estimator("dss", time_limit=1).estimate(SMALL)[0, 1] == 1.0
 
 

@@ -14,7 +14,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("starlette", reason="the web analyser needs pip install 'mscsp[web]'")
@@ -25,6 +24,7 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
     from starlette.testclient import TestClient
 
 import mscsp  # noqa: E402
+from bench.hard import lattice  # noqa: E402
 from mscsp.positions import game_positions  # noqa: E402
 from mscsp.web.app import GRACE, create_app  # noqa: E402
 from mscsp.web.service import Limits, answer  # noqa: E402
@@ -39,23 +39,6 @@ def hard_board(name: str = "lattice 20x20 d0.4 s0") -> str:
         if entry["name"] == name:
             return entry["board"]
     raise LookupError(name)
-
-
-def lattice(size: int, seed: int = 0) -> str:
-    """A size x size board with a number on every other cell of every other row: one huge
-    component, whose counting tables grow until a limit stops them."""
-    rng = np.random.default_rng(seed)
-    mine = rng.random((size, size)) < 0.2
-    rows = []
-    for r in range(size):
-        row = ""
-        for c in range(size):
-            if r % 2 and c % 2 and not mine[r, c]:
-                row += str(mine[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
-            else:
-                row += "?"
-        rows.append(row)
-    return f"{size}x{size}x{int(mine.sum())}\n" + "\n".join(rows) + "\n"
 
 
 def small_boards() -> list[str]:
@@ -84,7 +67,7 @@ def test_a_worker_past_its_memory_ceiling_answers_the_memory_limit():
     # A 100x100 lattice: counting its one component allocates far past 64 MB.
     limits = Limits(time_limit=20.0, workers=1, memory_mb=64)
     with TestClient(create_app(limits)) as client:
-        reply = client.post("/api/solve", json={"board": lattice(100)})
+        reply = client.post("/api/solve", json={"board": lattice(100, 100, 0.2).to_text()})
         error = reply.json()["error"]
         assert reply.status_code == 422 and error["kind"] == "limit"
         assert error["message"] == "memory limit of 64 MB per request was hit"

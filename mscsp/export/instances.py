@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..backends import Backend
+from ..backends.base import Backend
 from ..board import Board
 from ..constraints import Cell, Component, build_system
 from ..deadline import Deadline
