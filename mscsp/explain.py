@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .bigint import readable, to_decimal
 from .board import COVERED, FLAG, Board, check_board
 from .deadline import Deadline
 from .errors import InvalidInputError, InvalidTypeError
@@ -391,16 +392,17 @@ def explain_probability(solution: Solution, cell: Cell) -> dict[str, Any]:
     if exact is None:
         raise InvalidInputError(f"cell {cell[0]},{cell[1]} is not covered")
     weight = solution.weight
-    mine_layouts = exact * weight
+    mine_layouts = int(exact * weight)  # a whole number: exact = mine layouts / weight
     steps = [
-        f"({cell[0]},{cell[1]}) holds a mine in {mine_layouts} of the {weight} equally likely "
-        f"layouts consistent with the board: {exact} = {float(exact):.4f}."
+        f"({cell[0]},{cell[1]}) holds a mine in {readable(mine_layouts)} of the "
+        f"{readable(weight)} equally likely layouts consistent with the board: "
+        f"{readable(exact)} = {float(exact):.4f}."
     ]
     info: dict[str, Any] = {
         "cell": list(cell),
-        "probability": f"{exact.numerator}/{exact.denominator}",
-        "layouts": str(weight),
-        "mine_layouts": str(mine_layouts),
+        "probability": f"{to_decimal(exact.numerator)}/{to_decimal(exact.denominator)}",
+        "layouts": to_decimal(weight),
+        "mine_layouts": to_decimal(mine_layouts),
         "component": None,
     }
     for component, count in solution.components:
@@ -410,13 +412,13 @@ def explain_probability(solution: Solution, cell: Cell) -> dict[str, Any]:
                 hits = sum(count.cell_counts[g])
                 info["component"] = {
                     "cells": component.n_cells,
-                    "layouts": str(local),
-                    "mine_layouts": str(hits),
+                    "layouts": to_decimal(local),
+                    "mine_layouts": to_decimal(hits),
                 }
                 steps.append(
-                    f"Its part of the frontier ({component.n_cells} cells) has {local} "
-                    f"layouts on its own; {hits} of them put a mine on it "
-                    f"({Fraction(hits, local) if local else 0} unweighted)."
+                    f"Its part of the frontier ({component.n_cells} cells) has "
+                    f"{readable(local)} layouts on its own; {readable(hits)} of them put a mine "
+                    f"on it ({readable(Fraction(hits, local)) if local else 0} unweighted)."
                 )
                 shares = _mine_total_shares(solution, component, count, g)
                 if shares is None:
@@ -549,8 +551,8 @@ def _mine_total_shares(
     return [
         {
             "mines": k,
-            "layouts": str(count.counts[k]),
-            "mine_layouts": str(count.cell_counts[group][k]),
+            "layouts": to_decimal(count.counts[k]),
+            "mine_layouts": to_decimal(count.cell_counts[group][k]),
             "share": weights[k] / solution.weight,
         }
         for k in range(len(weights))

@@ -14,6 +14,7 @@ from typing import Any
 import click
 import numpy as np
 
+from .bigint import fraction_text
 from .board import COVERED, FLAG
 from .probabilities import Solution
 
@@ -131,5 +132,7 @@ def solution_json(solution: Solution, backend: str, exact: bool = False) -> dict
         "best_move": list(solution.best_move) if solution.best_move else None,
     }
     if exact:
-        out["exact"] = {f"{r},{c}": str(f) for (r, c), f in sorted(solution.exact.items())}
+        out["exact"] = {
+            f"{r},{c}": fraction_text(f) for (r, c), f in sorted(solution.exact.items())
+        }
     return out

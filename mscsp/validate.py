@@ -80,6 +80,21 @@ def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
     return value
 
 
+def check_fraction(value: Any, name: str) -> float:
+    """A number strictly between 0 and 1 (a density), as a ``float``.
+
+    Raises:
+        InvalidTypeError: Not a number (a string, a bool...).
+        InvalidInputError: ``nan``, or not strictly between 0 and 1.
+    """
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool):
+        raise InvalidTypeError(f"{name} must be a number between 0 and 1, got {describe(value)}")
+    number = float(value)
+    if not 0 < number < 1:  # also refuses nan
+        raise InvalidInputError(f"{name} must be strictly between 0 and 1, got {describe(value)}")
+    return number
+
+
 def check_max_solutions(value: Any, name: str = "max_solutions") -> int | None:
     """A cap on solutions: ``None`` (no cap) or an integer >= 1 (see :func:`check_int`)."""
     return None if value is None else check_int(value, name, minimum=1)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from bench.hard import lattice
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.approxmc import ApproxmcBackend
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError
+from mscsp.families import lattice
 
 pytestmark = pytest.mark.skipif(
     not ApproxmcBackend.supported(), reason="needs pip install 'mscsp[approx]'"

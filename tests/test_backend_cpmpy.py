@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from bench.hard import band, lattice
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.brute import BruteBackend
 from mscsp.backends.cpm import CpmpyBackend, solver_names
 from mscsp.constraints import Component
 from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from mscsp.families import band, lattice
 from mscsp.positions import sample_positions
 
 #: Solvers tried; each is skipped where CPMpy cannot use it here.
@@ -91,7 +91,8 @@ def test_inconsistent_component_counts_nothing(solver: str) -> None:
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_time_limit_is_honoured(solver: str) -> None:
-    # lattice 14x14 d0.4 of bench/hard.jsonl: one 133-cell component, far beyond enumeration.
+    # lattice 14x14 d0.4 of bench/corpora/hard.jsonl: one 133-cell component, far beyond
+    # enumeration.
     backend = CpmpyBackend(solver=available(solver), time_limit=1.0)
     start = time.perf_counter()
     with pytest.raises(SolverLimitError, match="time limit of 1 s"):

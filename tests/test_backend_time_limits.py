@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.hard import lattice
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.dss import DssBackend
@@ -27,11 +26,12 @@ from mscsp.board import COVERED, Board
 from mscsp.constraints import Component, ComponentCount, build_system
 from mscsp.deadline import Deadline, current
 from mscsp.errors import InvalidInputError, SolverLimitError
+from mscsp.families import lattice
 from mscsp.reduce import reduce_system
 
 #: Scheduling slack on top of the issue's ``T + 1`` s.
 SLACK = 0.5
-#: One wide component of 133 cells (``lattice 14x14 d0.4 s0`` of ``bench/hard.jsonl``):
+#: One wide component of 133 cells (``lattice 14x14 d0.4 s0`` of ``bench/corpora/hard.jsonl``):
 #: ``mdd`` counts it in about 0.5 s, ``dss`` in about 2 s; every other backend needs far
 #: more (``ganak`` overran a 1 s limit by 9 s before counts ran in a child process).
 HARD = lattice(14, 14, 0.4, 0)

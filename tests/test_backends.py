@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.hard import band, lattice
 from mscsp import Game, solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.brute import BruteBackend
@@ -26,6 +25,7 @@ from mscsp.backends.sdd import VTREES, SddBackend
 from mscsp.brute import brute_force
 from mscsp.constraints import Component
 from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from mscsp.families import band, lattice
 from mscsp.positions import game_positions
 
 #: Largest component (cells) compared with the brute force, and across backends.

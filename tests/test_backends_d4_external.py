@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.hard import lattice
 from mscsp import solve
 from mscsp.backends import get_backend
 from mscsp.backends.brute import BruteBackend
@@ -28,6 +27,7 @@ from mscsp.backends.external import ExternalBackend
 from mscsp.constraints import Component
 from mscsp.counters.mcc import main as counter_main
 from mscsp.errors import InvalidInputError, MemoryLimitError, SolverLimitError
+from mscsp.families import lattice
 
 needs_d4 = pytest.mark.skipif(not D4Backend.supported(), reason="pip install d4solver")
 needs_external = pytest.mark.skipif(

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bench.hard import band, lattice, toollib
 from mscsp import solve
 from mscsp.backends import BACKENDS
 from mscsp.backends.dss import DssBackend
@@ -30,6 +29,7 @@ from mscsp.brute import brute_force
 from mscsp.cli import main
 from mscsp.constraints import Component, ComponentCount
 from mscsp.errors import InvalidInputError, SolverLimitError
+from mscsp.families import band, lattice, toollib
 from mscsp.positions import sample_positions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,7 +171,7 @@ def test_builtin_corpus_is_reproducible(tmp_path: Path) -> None:
     out = tmp_path / "corpus.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "make_corpus.py"), str(out)],
+        [sys.executable, str(ROOT / "bench" / "corpora" / "make_corpus.py"), str(out)],
         check=True,
         env=env,
         capture_output=True,
@@ -184,11 +184,11 @@ def test_builtin_corpus_is_reproducible(tmp_path: Path) -> None:
 def test_hard_corpus_is_reproducible(tmp_path: Path) -> None:
     out = tmp_path / "hard.jsonl"
     subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "make_hard.py"), str(out)],
+        [sys.executable, str(ROOT / "bench" / "corpora" / "make_hard.py"), str(out)],
         check=True,
         capture_output=True,
     )
-    assert out.read_text() == (ROOT / "bench" / "hard.jsonl").read_text()
+    assert out.read_text() == (ROOT / "bench" / "corpora" / "hard.jsonl").read_text()
     entries = load_entries(out)
     families = {e.family for e in entries}
     assert {"lattice", "band", "toollib", "strip", "dense", "large"} <= families

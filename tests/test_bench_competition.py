@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bench.hard import band, lattice
 from mscsp.backends.approxmc import ApproxmcBackend
 from mscsp.bench_plots import cactus
 from mscsp.benchmark import load_corpus, run_benchmark
 from mscsp.board import parse_board
 from mscsp.cli import main
 from mscsp.errors import BackendUnavailableError
+from mscsp.families import band, lattice
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -1,10 +1,10 @@
-"""bench/best_losses.py: every guess of a game logged, and the guess that lost it."""
+"""bench/players/best_losses.py: every guess of a game logged, and the guess that lost it."""
 
 from __future__ import annotations
 
 import json
 
-from bench.best_losses import KINDS, kind, kinds, play
+from bench.players.best_losses import KINDS, kind, kinds, play
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer

@@ -1,10 +1,10 @@
-"""Divergence mode of bench/best_paired.py against two full runs of the same games."""
+"""Divergence mode of bench/players/best_paired.py against two full runs of the same games."""
 
 from __future__ import annotations
 
 import json
 
-from bench.best_paired import divergence_summary, play_paired
+from bench.players.best_paired import divergence_summary, play_paired
 from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer
 

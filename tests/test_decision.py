@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bench.hard import band, lattice
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.decision import decide_by_search, decide_components
 from mscsp.backends.position import decide_position
 from mscsp.constraints import Component
 from mscsp.errors import InconsistentBoardError, SolverLimitError
+from mscsp.families import band, lattice
 
 #: Backends whose decisions are checked on every small position (the slow #SAT counter
 #: and the tiny brute force are checked on fewer).

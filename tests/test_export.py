@@ -21,7 +21,7 @@ from mscsp.export.mcc import read_cnf
 from mscsp.game import PRESETS
 from mscsp.positions import sample_positions
 
-HARD = Path(__file__).resolve().parent.parent / "bench" / "hard.jsonl"
+HARD = Path(__file__).resolve().parent.parent / "bench" / "corpora" / "hard.jsonl"
 #: One small position of each family of the hard corpus (corpus lines).
 HARD_LINES = {10, 34, 44, 46, 51, 54}
 #: Most cells of an instance counted in the tests (a few 0.1 s each with Ganak and D4; a

@@ -372,7 +372,7 @@ def test_compiled_path_matches_the_brute_force(board):
     assert solution.exact == brute_force(board)
 
 
-#: A strip of bench/stress.jsonl: one component of 40 cells, too loose to enumerate in the
+#: A strip of bench/corpora/stress.jsonl: one component of 40 cells, too loose to enumerate in the
 #: kernel's node budget.
 _LOOSE_STRIP = """40x3x37
 ????????????????????????????????????????

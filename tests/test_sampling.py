@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from conftest import random_game_position
 
-from bench.hard import band, lattice
 from mscsp import COVERED, FLAG, InconsistentBoardError, InvalidInputError, parse_board, solve
 from mscsp.board import neighbour_sum
+from mscsp.families import band, lattice
 from mscsp.sampling import sample_layouts
 
 

@@ -24,7 +24,7 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
     from starlette.testclient import TestClient
 
 import mscsp  # noqa: E402
-from bench.hard import lattice  # noqa: E402
+from mscsp.families import lattice  # noqa: E402
 from mscsp.positions import game_positions  # noqa: E402
 from mscsp.web.app import GRACE, create_app  # noqa: E402
 from mscsp.web.service import Limits, answer  # noqa: E402
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def hard_board(name: str = "lattice 20x20 d0.4 s0") -> str:
     """A board of the hard corpus (a 20x20 lattice: one wide component, seconds to count)."""
-    for line in (ROOT / "bench" / "hard.jsonl").read_text().splitlines():
+    for line in (ROOT / "bench" / "corpora" / "hard.jsonl").read_text().splitlines():
         entry = json.loads(line)
         if entry["name"] == name:
             return entry["board"]

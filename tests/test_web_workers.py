@@ -35,7 +35,7 @@ BEGINNER = "9x9x10\n" + "..1?????.\n" * 3 + "?????????\n" * 6
 
 def hard_board() -> str:
     """A 20x20 lattice of the hard corpus: one wide component, seconds to count."""
-    corpus = Path(__file__).resolve().parents[1] / "bench" / "hard.jsonl"
+    corpus = Path(__file__).resolve().parents[1] / "bench" / "corpora" / "hard.jsonl"
     for line in corpus.read_text().splitlines():
         entry = json.loads(line)
         if entry["name"] == "lattice 20x20 d0.4 s0":

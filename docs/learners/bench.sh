@@ -1,6 +1,6 @@
 #!/bin/bash
 # Commands behind the v1 measurements of docs/learners.md (2 shared CPU cores); the shipped
-# v2 comes from bench/learn_expert.sh. Run from the repository root.
+# v2 comes from bench/learning/learn_expert.sh. Run from the repository root.
 set -e
 D="--data runs/data/beginner --data runs/data/intermediate --data runs/data/expert"
 # 1. Positions from CSP games (3000 / 3000 / 2000 games, seeds 0...).

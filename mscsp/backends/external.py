@@ -46,6 +46,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+from ..bigint import from_decimal
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError, MemoryLimitError
 from ..inputs import read_bounded
@@ -165,8 +166,8 @@ class ExternalBackend(Backend):
         """The count in a finished run's ``output``; an error for anything else."""
         command = self.argv[0]
         lines = output.decode("utf-8", errors="replace").splitlines()
-        found = {int(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
-        found |= {int(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}
+        found = {from_decimal(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
+        found |= {from_decimal(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}
         if not found and any(line.strip() == "s UNSATISFIABLE" for line in lines):
             found = {0}
         if code in ANSWERED and len(found) == 1:

@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .backends import backends
 from .bench import bench
+from .corpus import corpus
 from .export import export
 from .learn import learn
 from .learn_ablation import ablation
@@ -32,6 +33,7 @@ main.add_command(sample)
 main.add_command(backends)
 main.add_command(bench)
 main.add_command(export)
+main.add_command(corpus)
 learn.add_command(ablation)
 learn.add_command(dagger)
 learn.add_command(sweep)

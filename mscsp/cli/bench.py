@@ -106,7 +106,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     "--corpus",
     type=click.Path(exists=True, dir_okay=False),
     help='JSONL file of positions, one {"board": "<text>"} per line (optional "family", '
-    '"name"); bench/hard.jsonl is the hard corpus.',
+    '"name"); bench/corpora/hard.jsonl is the hard corpus.',
 )
 @click.option(
     "--preset",

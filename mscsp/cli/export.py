@@ -27,7 +27,8 @@ from .probs import read_board_text
 @click.option(
     "--corpus",
     type=click.Path(dir_okay=False),
-    help='JSONL corpus, one {"board": "<text>"} per line (bench/hard.jsonl is the hard one).',
+    help='JSONL corpus, one {"board": "<text>"} per line (bench/corpora/hard.jsonl is the '
+    "hard one).",
 )
 @click.option(
     "--preset",

@@ -22,6 +22,7 @@ import math
 import sys
 
 from ..backends.isolated import quiet_stdout
+from ..bigint import to_decimal
 from ..errors import MscspError
 
 #: The in-process counters this program can run.
@@ -31,14 +32,14 @@ COUNTERS = ("ganak", "d4")
 def answer(count: int, kind: str, legacy: bool = False) -> list[str]:
     """The answer lines for an exact ``count`` of a ``kind`` (``mc``, ``pmc``) instance."""
     if legacy:
-        return [f"s mc {count}"]
+        return [f"s mc {to_decimal(count)}"]
     status = "s SATISFIABLE" if count else "s UNSATISFIABLE"
     estimate = f"{math.log10(count):.4f}" if count else "-inf"
     return [
         status,
         f"c s type {kind}",
         f"c s log10-estimate {estimate}",
-        f"c s exact arb int {count}",
+        f"c s exact arb int {to_decimal(count)}",
     ]
 
 

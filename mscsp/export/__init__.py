@@ -20,6 +20,7 @@ from typing import Any
 
 from ..backends import DEFAULT_BACKEND, get_backend
 from ..benchmark import CorpusEntry
+from ..bigint import to_decimal
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..outlock import output_lock
 from . import lp, mcc, mzn, opb
@@ -165,7 +166,7 @@ def export(
                         record = {
                             "file": name,
                             "kind": kind if fmt == "mcc" else writer.KIND,
-                            "count": str(count),
+                            "count": to_decimal(count),
                             "position": position,
                             "component": system.component,
                             "mines": mines,

@@ -43,8 +43,8 @@ def index_line(record: dict[str, Any]) -> str:
 
 def read_index(folder: str | Path) -> list[dict[str, Any]]:
     """The records of ``folder/index.jsonl``, each checked (``count`` stays a string;
-    ``int(record["count"])`` is exact). Empty when no position had a component left to
-    count (every cell decided by the rules).
+    ``mscsp.bigint.from_decimal(record["count"])`` is exact). Empty when no position had a
+    component left to count (every cell decided by the rules).
 
     Raises:
         InvalidInputError: A line is not a JSON object, misses a field or has one of the

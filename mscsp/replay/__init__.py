@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bigint import fraction_text
 from ..board import COVERED, MAX_CELLS, Board
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError, format_cell
 from ..game import Game, GameState
@@ -432,7 +433,7 @@ def rating_json(rating: ReplayRating) -> dict[str, Any]:
                 "at": list(c.at),
                 "board": c.board.to_text(),
                 "probability": float(c.probability),
-                "probability_exact": str(c.probability),
+                "probability_exact": fraction_text(c.probability),
                 "safest": float(c.safest),
                 "best_cell": list(c.best_cell),
                 "safe_cells": c.safe_cells,

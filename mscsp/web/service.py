@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import __version__, compiled
 from ..backends import BACKENDS, DEFAULT_BACKEND, Backend, get_backend
+from ..bigint import fraction_text, to_decimal
 from ..board import COVERED, FLAG, Board, parse_board
 from ..constraints import Component, ComponentCount
 from ..errors import (
@@ -474,7 +475,7 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     groups, cells = _groups(solution)
     out.update(
         board=board.to_text(),
-        solutions=str(solution.weight),
+        solutions=to_decimal(solution.weight),
         seconds=round(elapsed, 6),
         time_limit=clock.limit,
         groups=groups,
@@ -531,7 +532,7 @@ def _estimate(board: Board, spec: str, clock: Clock, limits: Limits) -> dict[str
     out.update(
         exact=False,
         board=board.to_text(),
-        solutions=str(reference.weight),
+        solutions=to_decimal(reference.weight),
         seconds=round(elapsed, 6),
         time_limit=clock.limit,
         groups=[],
@@ -565,7 +566,7 @@ def _groups(solution: Solution) -> tuple[list[dict[str, Any]], list[list[Any]]]:
             kind = "frontier" if members[0] in component_of else "fixed"
         component = component_of.get(members[0]) if kind == "frontier" else None
         groups.append({"kind": kind, "size": len(members), "component": component})
-        fraction = str(Fraction(odd.num, odd.den))
+        fraction = fraction_text(Fraction(odd.num, odd.den))
         cells.extend([r, c, fraction, len(groups) - 1] for r, c in members)
     cells.sort()
     return groups, cells
