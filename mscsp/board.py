@@ -24,7 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BoardParseError, InconsistentBoardError, InvalidInputError, InvalidTypeError
+from .errors import (
+    BoardParseError,
+    InconsistentBoardError,
+    InvalidInputError,
+    InvalidTypeError,
+    counted,
+    format_cell,
+    in_words,
+    unmet_number,
+)
 from .validate import check_mines, describe
 
 COVERED = -1
@@ -203,12 +212,40 @@ def _check_cells(cells: np.ndarray, mines: int) -> None:
             _check_numbers(cells)
     flags, covered = data.count(_FLAG_BYTE), data.count(_COVERED_BYTE)
     if flags > mines:
-        raise InconsistentBoardError(f"{flags} flags but only {mines} mines", _first(cells == FLAG))
-    if mines - flags > covered:
+        first = _first(cells == FLAG)
         raise InconsistentBoardError(
-            f"{mines} mines but only {flags} flags and {covered} covered cells to hold them",
-            _first(cells == COVERED) or _first(cells == FLAG) or (0, 0),
+            f"{counted(flags, 'flag')} but only {counted(mines, 'mine')}: "
+            f"{in_words(flags - mines)} too many (the first flag is at {format_cell(first)})",
+            first,
         )
+    if mines - flags > covered:
+        if not covered:
+            _check_flags_only(cells)  # (a number that wants a mine is the one at fault)
+        # No number is at fault: the cell named is the first that could hold a mine.
+        first = _first(cells == COVERED)
+        held = [counted(n, noun) for n, noun in ((flags, "flag"), (covered, "covered cell")) if n]
+        room = f"only {' and '.join(held)}" if held else "no covered cell"
+        where = f" (the first covered cell is at {format_cell(first)})" if first else ""
+        raise InconsistentBoardError(
+            f"{counted(mines, 'mine')} but {room} to hold them{where}",
+            first or _first(cells == FLAG),  # (None: no cell can hold a mine)
+        )
+
+
+def _check_flags_only(cells: np.ndarray) -> None:
+    """On a board with no covered cell, refuses the first number (row by row) that its
+    flags do not satisfy: with no covered cell it cannot be met."""
+    rows, cols = cells.shape
+    flag = np.pad(cells == FLAG, 1).astype(np.int8)
+    around = sum(
+        flag[1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc]
+        for dr in (-1, 0, 1)
+        for dc in (-1, 0, 1)
+        if dr or dc
+    )
+    unmet = _first((cells >= 0) & (cells != around))
+    if unmet is not None:
+        raise unmet_number(int(cells[unmet]), unmet, int(around[unmet]), 0, 0, 0)
 
 
 def _border_fits(data: bytes, cols: int) -> bool:
@@ -379,5 +416,7 @@ def _check_numbers(cells: np.ndarray, row_lines: list[int] | None = None) -> Non
         n = int(neighbour_counts(*cells.shape)[r, c])
         where = "" if row_lines is None else f"line {row_lines[r]}: "
         raise InconsistentBoardError(
-            f"{where}the {int(cells[r, c])} exceeds its {n} neighbours", (r, c)
+            f"{where}the {int(cells[r, c])} at {format_cell((r, c))} exceeds its "
+            f"{counted(n, 'neighbour')}",
+            (r, c),
         )

@@ -16,7 +16,7 @@ import numpy as np
 
 from .board import COVERED, FLAG, Board
 from .deadline import Deadline
-from .errors import InconsistentBoardError
+from .errors import InconsistentBoardError, counted, format_cell, unmet_number
 
 Cell = tuple[int, int]
 
@@ -157,27 +157,29 @@ def build_system(board: Board, deadline: Deadline | None = None) -> System:
     around = numbers[:, None] + np.array([dr * width + dc for dr, dc in _DIRS], dtype=np.int32)
     seen = flat[around]
     open_ = seen == COVERED
-    open_nb = open_.sum(axis=1)
-    need = flat[numbers] - (seen == FLAG).sum(axis=1)
-    _check(flat, numbers, need, open_nb, width)
+    open_nb = covered_nb = open_.sum(axis=1)
+    flags_nb = (seen == FLAG).sum(axis=1)
+    need = flat[numbers] - flags_nb
+    _check(flat, numbers, need, open_nb, width, (flags_nb, 0, covered_nb))
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.
     live = open_nb > 0
+    full, empty = live & (need == open_nb), live & (need == 0)
     mark = np.zeros(len(flat), dtype=np.int8)  # 1: settled mine, 2: settled safe
-    mark[around[open_ & (live & (need == open_nb))[:, None]]] = 1
-    mark[around[open_ & (live & (need == 0))[:, None]]] |= 2
+    mark[around[open_ & full[:, None]]] = 1
+    mark[around[open_ & empty[:, None]]] |= 2
     if (mark == 3).any():
-        r, c = divmod(int(np.flatnonzero(mark == 3)[0]), width)
-        raise InconsistentBoardError("a cell must be both a mine and safe", (r - 1, c - 1))
+        _clash_array(flat, numbers, full, empty, int(np.flatnonzero(mark == 3)[0]), width)
     settled_groups = [(np.flatnonzero(mark == m), m % 2) for m in (2, 1)]
     settled_groups = [(where, mine) for where, mine in settled_groups if len(where)]
     if settled_groups:
         marks = mark[around]
-        need = need - (marks == 1).sum(axis=1)
+        forced = (marks == 1).sum(axis=1)
+        need = need - forced
         open_ &= marks == 0
         open_nb = open_.sum(axis=1)
-        _check(flat, numbers, need, open_nb, width)
+        _check(flat, numbers, need, open_nb, width, (flags_nb, forced, covered_nb))
     active = open_nb > 0
     number_idx, direction = np.nonzero(open_[active])
     pair_cell = around[active][number_idx, direction]
@@ -289,8 +291,10 @@ def _build_small(board: Board) -> System:
     flags = int.from_bytes(raw.translate(_IS_FLAG), "little") if n_flags else 0
     flags_near = _around_sums(flags, tables) if flags else 0
     open_near = _around_sums(covered, tables)
-    # Every number needs value - flags mines among its open (covered) neighbours.
+    # Every number needs value - flags mines among its covered neighbours. (``parts``: what
+    # an error message says of a number, see _check_lanes.)
     first_check = (numbers, values, flags_near, flags_near + open_near)
+    first_parts = (flags_near, 0, open_near)
 
     # The single-point rules, once: a number needing all of its covered neighbours makes
     # them mines, one needing none makes them safe.
@@ -309,13 +313,14 @@ def _build_small(board: Board) -> System:
         low = flags_near + mines_near
         second_check = (numbers, values, low, low + undecided_near)
         if mines & safe or _bad_numbers(*second_check, tables):
-            _check_lanes(raw, coords, *first_check, tables)
+            _check_lanes(raw, coords, *first_check, tables, first_parts)
             if mines & safe:
                 first = (mines & safe).to_bytes(n, "little").find(1)
-                raise InconsistentBoardError("a cell must be both a mine and safe", coords[first])
-            _check_lanes(raw, coords, *second_check, tables)
+                _clash_lanes(raw, coords, full, empty, first, tables)
+            parts = (flags_near, mines_near, open_near)
+            _check_lanes(raw, coords, *second_check, tables, parts)
     else:
-        _check_lanes(raw, coords, *first_check, tables)
+        _check_lanes(raw, coords, *first_check, tables, first_parts)
         undecided, undecided_near, mines_near = covered, open_near, 0
     # The numbers still with undecided cells, row-major: one constraint each.
     active = (numbers & _nonzero(undecided_near, tables)).to_bytes(n, "little")
@@ -415,16 +420,53 @@ def _check_lanes(
     low: int,
     high: int,
     tables: _ShapeTables,
+    parts: tuple[int, int, int],
 ) -> None:
     """Raises on the first number (row-major) whose value is not within ``low..high``:
-    the mines already around it, and those plus its open neighbours (``coords``: the
-    board cell of each lane)."""
+    the mines already around it, and those plus its undecided neighbours (``coords``: the
+    board cell of each lane; ``parts``: the flags, settled mines and covered cells around
+    each cell, for the message)."""
     bad = _bad_numbers(numbers, values, low, high, tables)
     if bad:
-        n = len(raw)
-        i = bad.to_bytes(n, "little").find(1)
-        lo, hi = low.to_bytes(n, "little")[i], high.to_bytes(n, "little")[i]
-        _fail(raw[i], coords[i], raw[i] - lo, hi - lo)
+        i = bad.to_bytes(len(raw), "little").find(1)
+        flags, forced, covered = (_byte(lane, i) for lane in parts)
+        _fail(raw[i], coords[i], flags, forced, covered, _byte(high, i) - _byte(low, i))
+
+
+def _byte(lane: int, i: int) -> int:
+    """Byte ``i`` of a lane (0 for the lane 0)."""
+    return (lane >> (8 * i)) & 0xFF
+
+
+def _clash_lanes(
+    raw: bytes, coords: list[Cell], full: int, empty: int, cell: int, tables: _ShapeTables
+) -> None:
+    """Raises on a covered cell that one number makes a mine and another safe
+    (:func:`_clash`), naming the first such numbers around it."""
+    around = tables.around[cell]
+    mine_by = next(j for j in around if _byte(full, j))
+    safe_by = next(j for j in around if _byte(empty, j))
+    _clash(coords[cell], (raw[mine_by], coords[mine_by]), (raw[safe_by], coords[safe_by]))
+
+
+def _clash_array(
+    flat: np.ndarray, numbers: np.ndarray, full: np.ndarray, empty: np.ndarray, x: int, width: int
+) -> None:
+    """:func:`_clash_lanes` on the padded flat board of :func:`build_system`."""
+    makes_mine = np.zeros(len(flat), dtype=bool)
+    makes_mine[numbers[full]] = True
+    makes_safe = np.zeros(len(flat), dtype=bool)
+    makes_safe[numbers[empty]] = True
+    around = [x + dr * width + dc for dr, dc in _DIRS]
+    mine_by = next(j for j in around if makes_mine[j])
+    safe_by = next(j for j in around if makes_safe[j])
+
+    def number(j: int) -> tuple[int, Cell]:
+        r, c = divmod(j, width)
+        return int(flat[j]), (r - 1, c - 1)
+
+    r, c = divmod(x, width)
+    _clash((r - 1, c - 1), number(mine_by), number(safe_by))
 
 
 @dataclass(frozen=True)
@@ -500,24 +542,41 @@ def _around_sums(x: int, tables: _ShapeTables) -> int:
     return ((row + (row << step) + (row >> step)) & tables.board) - x
 
 
-def _fail(value: int, cell: Cell, need: int, open_nb: int) -> None:
+def _fail(value: int, cell: Cell, flags: int, forced: int, covered: int, undecided: int) -> None:
+    """Raises :func:`~mscsp.errors.unmet_number`'s error."""
+    raise unmet_number(value, cell, flags, forced, covered, undecided)
+
+
+def _clash(cell: Cell, mine_by: tuple[int, Cell], safe_by: tuple[int, Cell]) -> None:
+    """Raises on a covered ``cell`` that the number ``mine_by`` (value, cell) needs as a
+    mine while the number ``safe_by`` already has all its mines: the error names the number
+    that needs the mine."""
+    (need, at), (full, other) = mine_by, safe_by
+    why = "makes it safe" if full == 0 else f"already touches its {counted(full, 'flag')}"
     raise InconsistentBoardError(
-        f"the {value} cannot be satisfied (it still needs {need} mines among {open_nb} open "
-        "neighbours)",
-        cell,
+        f"the {need} at {format_cell(at)} needs the covered cell {format_cell(cell)} to be a "
+        f"mine, but the {full} at {format_cell(other)} {why}",
+        at,
     )
 
 
 def _check(
-    flat: np.ndarray, numbers: np.ndarray, need: np.ndarray, open_nb: np.ndarray, width: int
+    flat: np.ndarray,
+    numbers: np.ndarray,
+    need: np.ndarray,
+    room: np.ndarray,
+    width: int,
+    parts: tuple[np.ndarray, np.ndarray | int, np.ndarray],
 ) -> None:
-    """Raises on the first number that needs more mines than it has open cells, or fewer
-    than zero (the error names its cell)."""
-    bad = (need < 0) | (need > open_nb)
+    """Raises on the first number that needs more mines than it has undecided cells, or
+    fewer than zero (the error names its cell; ``parts``: the flags, settled mines and
+    covered cells around each number, for the message)."""
+    bad = (need < 0) | (need > room)
     if bad.any():
         i = int(np.argmax(bad))
         r, c = divmod(int(numbers[i]), width)
-        _fail(int(flat[numbers[i]]), (r - 1, c - 1), int(need[i]), int(open_nb[i]))
+        flags, forced, covered = (int(p if np.isscalar(p) else p[i]) for p in parts)
+        _fail(int(flat[numbers[i]]), (r - 1, c - 1), flags, forced, covered, int(room[i]))
 
 
 def frontier_groups(

@@ -462,6 +462,7 @@ def run(
     new_log: bool = False,
     batch_size: int | None = None,
     on_batch: Callable[[list[GameResult], Summary], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
 ) -> Summary:
     """Plays games ``0 .. games-1`` of ``config`` and summarises them.
 
@@ -476,6 +477,8 @@ def run(
             unless ``resume``: a log never holds two runs).
         batch_size: Games per batch (default: about ten batches per worker, at most 250).
         on_batch: Called after each batch with its results and the running summary.
+        on_start: Called once the log is read, before the first game, with the games
+            already played (by an earlier session of a resumed run) and those to play.
 
     Returns:
         The summary of all games, earlier sessions of a resumed run included. On
@@ -504,6 +507,8 @@ def run(
         batches = [todo[k : k + size] for k in range(0, len(todo), size)]
         tally = Tally(r for i, r in done.items() if i < games)
         jobs = [(config, b) for b in batches]
+        if on_start is not None:
+            on_start(games - len(todo), len(todo))
         for batch in parallel_map(_play_batch_args, jobs, workers, executor):
             if run_log is not None:
                 run_log.append(batch)

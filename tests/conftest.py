@@ -97,3 +97,37 @@ def interrupt_when(command: list[str], ready: Callable[[], bool]) -> tuple[int, 
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     return proc.returncode, err
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    """A headless Chromium driven by Selenium (the browser tests skip where it is missing)."""
+    import shutil
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    yield browser
+    browser.quit()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory):
+    """A folder for the browser tests' screenshots."""
+    return tmp_path_factory.mktemp("screenshots")

@@ -139,7 +139,9 @@ def test_a_number_above_its_neighbour_count_is_refused(rows, cell, value, neighb
     cells = parse_board("\n".join(rows).replace(str(value), "?") + "\n", mines=0).cells
     cells[cell] = value
     error = assert_refused(
-        lambda: Board(cells, 0), InconsistentBoardError, f"{value} exceeds its {neighbours}"
+        lambda: Board(cells, 0),
+        InconsistentBoardError,
+        f"the {value} at ({cell[0]}, {cell[1]}) exceeds its {neighbours} neighbour",
     )
     assert error.cell == cell
 
@@ -154,7 +156,7 @@ def test_every_number_a_cell_can_hold_is_taken():
 
 def test_more_flags_than_mines_or_mines_than_room_are_refused():
     flags = np.array([[-2, -2], [-1, -1]], dtype=np.int8)
-    assert_refused(lambda: Board(flags, 1), InconsistentBoardError, "2 flags but only 1 mines")
+    assert_refused(lambda: Board(flags, 1), InconsistentBoardError, "2 flags but only 1 mine")
     assert_refused(lambda: Board(COVERED_2X2.copy(), 5), InconsistentBoardError, "5 mines")
 
 

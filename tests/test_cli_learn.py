@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -45,3 +46,23 @@ def test_missing_or_corrupt_checkpoint_is_a_clear_error(tmp_path):
         assert result.exit_code == 2
         assert "checkpoint" in result.output
         assert "Traceback" not in result.output
+
+
+def test_eval_prints_a_summary_or_json_and_takes_a_seed(tmp_path):
+    pytest.importorskip("flax")
+    from learners.nets.evaluate import EVAL_SEED
+
+    args = ["learn", "eval", "default", "--games", "1", "--preset", "beginner"]
+    report = tmp_path / "report.json"
+    as_json = CliRunner().invoke(main, [*args, "--seed", "7", "--json", "--out", str(report)])
+    assert as_json.exit_code == 0, as_json.output
+    out = json.loads(as_json.stdout)
+    assert out["seed"] == 7 and out["games"]["beginner"]["learner"]["games"] == 1
+    assert json.loads(report.read_text()) == out
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert not text.stdout.lstrip().startswith("{")
+    assert "win rates" in text.stdout and "beginner" in text.stdout
+    # The CLI's default seed is the evaluation's own (written twice so the CLI loads no JAX).
+    seed = next(p for p in main.commands["learn"].commands["eval"].params if p.name == "seed")
+    assert seed.default == EVAL_SEED

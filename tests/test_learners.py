@@ -181,7 +181,7 @@ def test_cli_data_train_eval(tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["learn", "eval", run, "--data", d, "--games", "0"])
+    res = runner.invoke(main, ["learn", "eval", run, "--data", d, "--games", "0", "--json"])
     assert res.exit_code == 0, res.output
     accuracy = json.loads(res.output)["accuracy"]["5x6"]
     assert accuracy["positions"] > 0

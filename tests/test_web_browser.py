@@ -25,7 +25,6 @@ pytest.importorskip("starlette", reason="the web analyser needs pip install 'msc
 uvicorn = pytest.importorskip("uvicorn", reason="the web analyser needs pip install 'mscsp[web]'")
 webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium")
 
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -65,33 +64,6 @@ def base_url():
     server.should_exit = True
     thread.join(timeout=20)
     sock.close()
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--window-size=1400,1000",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    yield browser
-    browser.quit()
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory):
-    return tmp_path_factory.mktemp("screenshots")
 
 
 def solved(driver) -> int:
@@ -162,6 +134,8 @@ def assert_heat_map_is(driver, board: mscsp.Board) -> None:
             continue
         assert Fraction(cell["exact"]) == solution.exact[(r, c)]
         assert rgb(cell["bg"]) == cell_rgb(value, shown[r][c]), (r, c)
+        # Every probability carries '%' (a bare "2" would read as a revealed number).
+        assert cell["text"] in ("✓", "✗") or cell["text"].endswith("%"), (r, c, cell["text"])
         assert ("best" in cell["cls"].split()) == ((r, c) == solution.best_move)
 
 

@@ -21,7 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from mscsp.bigint import from_decimal
+from mscsp.bigint import from_decimal, to_decimal
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "bench" / "corpora" / "families.jsonl"
@@ -86,7 +86,7 @@ def main() -> None:
             print(f"backends disagree on {lines[i]['name']}: {sorted(c)}", file=sys.stderr)
         sys.exit(1)
     for i, line in enumerate(lines):
-        line["count"] = str(next(iter(counts[i]))) if counts[i] else None
+        line["count"] = to_decimal(next(iter(counts[i]))) if counts[i] else None
         line["solved_by"] = sorted(solved_by[i])
     args.corpus.write_text("".join(json.dumps(line) + "\n" for line in lines))
 

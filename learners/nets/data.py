@@ -18,7 +18,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -277,6 +277,8 @@ def generate(
     progress: bool = True,
     policy: GamePolicy | None = None,
     executor: str = "process",
+    on_plan: Callable[[int, int], None] | None = None,
+    on_shard: Callable[[int, int], None] | None = None,
 ) -> list[Path]:
     """Writes ``games`` CSP games as shards under ``out_dir``, in parallel and resumably.
 
@@ -290,6 +292,10 @@ def generate(
     keeps every finished shard and plays only the missing games (a larger ``games``
     extends the run); other settings are refused, so a directory never mixes two kinds of
     data. Shards are written atomically, so an interrupted run leaves only whole shards.
+
+    ``progress`` draws click's bar of shards on stderr, unless the caller follows the run
+    itself: ``on_plan(done, todo)`` is called once with the games already in the directory
+    and those to play, ``on_shard(games, positions)`` after each shard is written.
 
     Returns:
         Paths of the shards of this run (games ``0 .. games-1``).
@@ -322,16 +328,23 @@ def generate(
         # fewer games is played again in full.
         todo = [(p, s) for p, s in jobs if not p.exists() or read_meta(p)["seeds"] != s]
         workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
-        sink = sys.stderr if progress else io.StringIO()
+        if on_plan is not None:
+            on_plan(games - sum(len(s) for _, s in todo), sum(len(s) for _, s in todo))
+        sink = sys.stderr if progress and on_shard is None else io.StringIO()
         jobs_todo = [(spec, s, str(p), backend, policy) for p, s in todo]
         with click.progressbar(length=len(todo), label=f"shards -> {out}", file=sink) as bar:
-            for _ in parallel_map(_make_shard_args, jobs_todo, workers, executor):
+            for played, positions in parallel_map(_make_shard_args, jobs_todo, workers, executor):
                 bar.update(1)
+                if on_shard is not None:
+                    on_shard(played, positions)
         return [p for p, _ in jobs]
 
 
-def _make_shard_args(args: tuple[GenSpec, list[int], str, str, GamePolicy | None]) -> int:
-    return make_shard(*args)
+def _make_shard_args(
+    args: tuple[GenSpec, list[int], str, str, GamePolicy | None],
+) -> tuple[int, int]:
+    """The games of one shard and the positions it holds."""
+    return len(args[1]), make_shard(*args)
 
 
 def _write_json(path: Path, record: dict[str, Any]) -> None:

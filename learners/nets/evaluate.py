@@ -212,6 +212,7 @@ def evaluate_checkpoint(
         "config": learner.config,
         "accuracy": {},
         "games": {},
+        "seed": seed,
     }
     tables = {}
     for group in load(data_dirs) if data_dirs else []:

@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -489,7 +489,13 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
-def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
+def train(
+    cfg: TrainConfig,
+    *,
+    resume: bool = True,
+    log=print,
+    on_step: Callable[[int, float], None] | None = None,
+) -> Path:
     """Trains ``cfg.model`` on ``cfg.data`` and writes a run directory; returns its path.
 
     Validation positions are the held-out games (:meth:`Positions.split`). With ``resume``,
@@ -499,7 +505,8 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
     Without ``resume`` the directory's run is started over. Every ``eval_every`` steps the
     weights and optimizer state are checkpointed atomically (orbax; also at each step of
     ``keep_steps``, which are never deleted); ``metrics.jsonl`` keeps one row per step and
-    split, also after a resume.
+    split, also after a resume. ``on_step(step, loss)`` is called after every step (counted
+    from 1, so a resumed run's first call says where it started) with that step's loss.
 
     Raises:
         InvalidInputError: Unknown model, labels or cells, no data, or a saved run with other
@@ -517,10 +524,10 @@ def train(cfg: TrainConfig, *, resume: bool = True, log=print) -> Path:
         raise InvalidInputError(f"{out} is not a directory")
     # Before the saved run is read and the data loaded: a second writer is refused first.
     with output_lock(out, "run directory"):
-        return _train(cfg, out, resume, log)
+        return _train(cfg, out, resume, log, on_step)
 
 
-def _train(cfg: TrainConfig, out: Path, resume: bool, log) -> Path:
+def _train(cfg: TrainConfig, out: Path, resume: bool, log, on_step=None) -> Path:
     """:func:`train`'s work, under the run directory's lock."""
     saved = saved_run(out) if resume else None
     if saved is not None:
@@ -598,6 +605,8 @@ def _train(cfg: TrainConfig, out: Path, resume: bool, log) -> Path:
             x, y, mask = sample_batch(drawn, cfg.labels, cfg.batch, rng, inputs, cfg.cells)
             losses.append(float(train_step(model, optimizer, x, y, mask)))
             done = step + 1
+            if on_step is not None:
+                on_step(done, losses[-1])
             if done % LOG_EVERY == 0 or done == cfg.steps:
                 elapsed = time.time() - t0
                 rate = (done - start) / max(elapsed, 1e-9)

@@ -23,7 +23,18 @@ from ..benchmark import (
 from ..game import PRESETS
 from ..outlock import output_lock
 from ..positions import sample_positions
-from .options import AsciiFloat, AsciiInt, json_option, reports_errors, seed_option
+from .options import (
+    AsciiInt,
+    json_option,
+    max_solutions_option,
+    memory_limit_option,
+    out_option,
+    preset_option,
+    reports_errors,
+    seed_option,
+    time_limit_option,
+)
+from .progress import Progress, progress_option, wanted
 from .table import format_table
 
 #: What each column of the summary table means (printed under it).
@@ -108,11 +119,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     help='JSONL file of positions, one {"board": "<text>"} per line (optional "family", '
     '"name"); bench/corpora/hard.jsonl is the hard corpus.',
 )
-@click.option(
-    "--preset",
-    type=click.Choice(list(PRESETS)),
-    help="Sample positions from seeded games of this preset instead of a corpus.",
-)
+@preset_option(help="Sample positions from seeded games of this preset instead of a corpus.")
 @click.option(
     "--positions",
     type=AsciiInt(min=1),
@@ -121,29 +128,18 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     help="Number of positions sampled with --preset.",
 )
 @seed_option
-@click.option(
-    "--time-limit",
-    type=AsciiFloat(min=0, max=1e6),
-    default=10.0,
-    show_default=True,
+@time_limit_option(
+    10.0,
     help="Seconds per position for every backend (0: no limit); a position past it is "
     "recorded as a timeout.",
 )
-@click.option(
-    "--memory-limit",
-    type=AsciiInt(min=0),
-    default=None,
-    metavar="MB",
+@memory_limit_option(
+    None,
     help="Megabytes each backend's worker may allocate beyond its start (0: no limit); a "
     "position past it is recorded as a memory out. Default: 4096, or half the machine's "
     "memory if less. Not applied with --in-process.",
 )
-@click.option(
-    "--max-solutions",
-    type=AsciiInt(min=1),
-    default=None,
-    help="Solution cap per component for enumerating backends.",
-)
+@max_solutions_option("Solution cap per component for enumerating backends [default: none].")
 @click.option(
     "--repeat",
     type=AsciiInt(min=1),
@@ -177,12 +173,11 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     default=None,
     help="Board of the --games (default: --preset, else beginner).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    help="Write components.csv, positions.csv, runs.csv, summary.json, the plots "
+@out_option(
+    "Write components.csv, positions.csv, runs.csv, summary.json, the plots "
     "(latency, width, calibration, cactus, scatter-A-vs-B) here, and runs.jsonl, each run "
     "as it finishes.",
+    file_okay=False,
 )
 @click.option(
     "--resume",
@@ -190,6 +185,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     help="Go on from the runs recorded in --out's runs.jsonl (same corpus and limits), "
     "running only the others.",
 )
+@progress_option
 @json_option
 @reports_errors
 def bench(
@@ -209,6 +205,7 @@ def bench(
     games_preset: str | None,
     out: str | None,
     resume: bool,
+    progress: bool | None,
     as_json: bool,
 ) -> None:
     """Time estimators over positions and measure their error against the reference.
@@ -240,18 +237,14 @@ def bench(
         else:
             entries = load_entries(corpus)
         estimators = len(dict.fromkeys([reference, *names]))
-        with click.progressbar(
-            length=(len(entries) + games) * estimators,
-            label="benchmarking",
-            show_pos=True,
-            file=sys.stderr,
-            hidden=as_json or not sys.stderr.isatty(),
-        ) as bar:
+        # A run is one estimator on one position (or one game): the units of the bar.
+        total = (len(entries) + games) * estimators
+        with Progress(total, "runs", "benchmarking", wanted(progress, as_json)) as bar:
 
             def planned(runs: int) -> None:
                 # Runs resumed from the file are not in the count: the time left is the
                 # pending runs' only.
-                bar.length = runs + games * estimators
+                bar.set_total(runs + games * estimators)
 
             result = run_benchmark(
                 entries,
@@ -260,7 +253,7 @@ def bench(
                 time_limit=time_limit or None,
                 max_solutions=max_solutions,
                 repeat=repeat,
-                progress=bar.update,
+                progress=bar.advance,
                 isolate=not in_process,
                 decide=decide,
                 memory_limit=memory_limit or None,
@@ -274,7 +267,7 @@ def bench(
                     games_preset or preset or "beginner",
                     games,
                     seed=seed,
-                    progress=bar.update,
+                    progress=bar.advance,
                 )
         if out:
             written = write_outputs(result, out)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -16,7 +15,16 @@ import click
 from ..errors import InvalidInputError
 from ..families import DENSITY, FAMILIES, sweep
 from ..outlock import output_lock
-from .options import AsciiFloat, AsciiInt, SizeType, json_option, reports_errors, seed_option
+from .options import (
+    AsciiFloat,
+    AsciiInt,
+    SizeType,
+    json_option,
+    out_option,
+    reports_errors,
+    seed_option,
+)
+from .progress import Progress, progress_option, wanted
 
 #: Most positions one command writes: a typo in a list must not start a day-long run.
 MAX_POSITIONS = 100_000
@@ -71,13 +79,11 @@ class ListOf(click.ParamType):
     show_default=True,
     help="game only: decisions of a solver-driven player before each position, comma-separated.",
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write the corpus here (JSONL) instead of to standard output.",
+@out_option(
+    "Write the corpus here (JSONL) instead of to standard output.", dir_okay=False, writable=True
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out file.")
+@progress_option
 @json_option
 @reports_errors
 def corpus(
@@ -89,6 +95,7 @@ def corpus(
     steps: list[int],
     out: str | None,
     overwrite: bool,
+    progress: bool | None,
     as_json: bool,
 ) -> None:
     """Generate positions of FAMILY, one per size, density, seed (and step).
@@ -111,7 +118,10 @@ def corpus(
     with output_lock(out, "corpus file"):
         sink, temp = _open_sink(out)
         try:
-            written = _write(settings, sink, skipped, quiet=as_json or out is None)
+            # By default no bar over positions written to standard output (often the screen).
+            quiet = as_json or out is None
+            bar = Progress(len(settings), "positions", "generating", wanted(progress, quiet))
+            written = _write(settings, sink, skipped, bar)
             if temp is not None:
                 sink.close()
                 os.replace(temp, out)  # whole or nothing: an interrupted run leaves no half file
@@ -145,18 +155,13 @@ def _open_sink(out: str | None):
     return os.fdopen(fd, "w", encoding="utf-8"), temp
 
 
-def _write(settings, sink, skipped: list[str], quiet: bool) -> int:
+def _write(settings, sink, skipped: list[str], bar: Progress) -> int:
     """Generates every setting's position and writes its line; the number written."""
     written = 0
-    with click.progressbar(
-        settings,
-        label="generating",
-        file=sys.stderr,
-        hidden=quiet or not sys.stderr.isatty(),
-        item_show_func=lambda s: s.name if s else None,
-    ) as bar:
-        for setting in bar:
+    with bar:
+        for setting in settings:
             board = setting.board()
+            bar.advance(note=setting.name)
             if board is None:
                 skipped.append(setting.name)
                 continue

@@ -4,7 +4,6 @@ counters, OPB, MiniZinc, CPLEX LP) with an index of their exact counts."""
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 
 import click
@@ -17,8 +16,18 @@ from ..export.instances import PER
 from ..export.mcc import ENCODINGS, KINDS
 from ..game import PRESETS
 from ..positions import sample_positions
-from .options import AsciiFloat, AsciiInt, json_option, mines_option, reports_errors, seed_option
+from .options import (
+    AsciiInt,
+    json_option,
+    mines_option,
+    out_option,
+    preset_option,
+    reports_errors,
+    seed_option,
+    time_limit_option,
+)
 from .probs import read_board_text
+from .progress import Progress, progress_option, wanted
 
 
 @click.command()
@@ -30,11 +39,7 @@ from .probs import read_board_text
     help='JSONL corpus, one {"board": "<text>"} per line (bench/corpora/hard.jsonl is the '
     "hard one).",
 )
-@click.option(
-    "--preset",
-    type=click.Choice(list(PRESETS)),
-    help="Positions from seeded games of this preset (as mscsp bench --preset).",
-)
+@preset_option(help="Positions from seeded games of this preset (as mscsp bench --preset).")
 @click.option(
     "--positions",
     type=AsciiInt(min=1),
@@ -52,11 +57,10 @@ from .probs import read_board_text
     help="mcc: DIMACS CNF (Model Counting Competition); opb: pseudo-Boolean; mzn: MiniZinc "
     "model and .dzn data; lp: CPLEX LP.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
+@out_option(
+    "Folder for the instances and index.jsonl (must be empty, or --overwrite).",
     required=True,
-    help="Folder for the instances and index.jsonl (must be empty, or --overwrite).",
+    file_okay=False,
 )
 @click.option(
     "--per",
@@ -89,14 +93,11 @@ from .probs import read_board_text
     show_default=True,
     help="Weight of a mine with --kind wmc (the count is sum_k counts[k] * weight**k).",
 )
-@click.option(
-    "--time-limit",
-    type=AsciiFloat(min=0, max=1e6),
-    default=60.0,
-    show_default=True,
-    help="Seconds to count each position (0: no limit); a position past it is skipped.",
+@time_limit_option(
+    60.0, help="Seconds to count each position (0: no limit); a position past it is skipped."
 )
 @click.option("--overwrite", is_flag=True, help="Replace an earlier export in --out.")
+@progress_option
 @json_option
 @reports_errors
 def export(
@@ -114,6 +115,7 @@ def export(
     weight: int,
     time_limit: float,
     overwrite: bool,
+    progress: bool | None,
     as_json: bool,
 ) -> None:
     """Write the instances of FILE (- for stdin), a --corpus or --preset positions.
@@ -133,12 +135,7 @@ def export(
     else:
         board = parse_board(read_board_text(file), mines=mines)
         entries = [CorpusEntry(board, 0, "", "stdin" if file == "-" else str(file))]
-    with click.progressbar(
-        length=len(entries),
-        label="exporting",
-        file=sys.stderr,
-        hidden=as_json or not sys.stderr.isatty(),
-    ) as bar:
+    with Progress(len(entries), "positions", "exporting", wanted(progress, as_json)) as bar:
         summary = run_export(
             entries,
             out,
@@ -149,7 +146,7 @@ def export(
             weight=weight,
             time_limit=time_limit or None,
             overwrite=overwrite,
-            progress=bar.update,
+            progress=bar.advance,
         )
     if as_json:
         click.echo(json.dumps(asdict(summary)))

@@ -7,7 +7,9 @@ Thin wrappers: the ``learners`` package (JAX, Flax) is imported inside each comm
 from __future__ import annotations
 
 import json
-import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,16 +26,28 @@ from .options import (
     first_click_option,
     first_move_option,
     games_per_shard_option,
+    json_option,
     mines_option,
+    out_option,
     preset_option,
     reports_errors,
     seed_option,
+    seeded,
     size_option,
     training_options,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
+from .table import format_table
 
 PRESET_NAMES = tuple(PRESETS)
+
+#: First seed of ``learn eval``'s games (learners.nets.evaluate.EVAL_SEED): far from the
+#: training games' seeds 0, 1, 2, ... Written here so that the CLI need not import JAX.
+EVAL_SEED = 1_000_000
+
+#: Steps the loss shown on ``learn train``'s bar is averaged over (its log lines' too).
+LOSS_WINDOW = 50
 
 
 @click.group()
@@ -54,12 +68,7 @@ def require_ml() -> None:
 
 @learn.command()
 @click.argument("out_dir", required=False, type=click.Path(file_okay=False))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Shard directory (resumable: its data.json records the settings).",
-)
+@out_option("Shard directory (resumable: its data.json records the settings).", file_okay=False)
 @preset_option(" (or give --size and --mines)")
 @size_option
 @mines_option()
@@ -78,6 +87,8 @@ def require_ml() -> None:
 @executor_option
 @seed_option
 @backend_option()
+@progress_option
+@json_option
 @reports_errors
 def data(
     out_dir: str | None,
@@ -94,11 +105,14 @@ def data(
     executor: str,
     seed: int,
     backend: str,
+    progress: bool | None,
+    as_json: bool,
 ) -> None:
     """Play CSP games and write their positions with exact labels to --out DIR.
 
     Resumable: rerun the same command after an interruption and only missing shards are
-    played. A directory holding shards of other settings is refused.
+    played. A directory holding shards of other settings is refused. The bar counts games
+    and shows positions/s.
     """
     if out_dir and out and out_dir != out:
         raise InvalidInputError("give the shard directory once: --out DIR")
@@ -113,21 +127,33 @@ def data(
     spec = GenSpec(rows, cols, mines, first_click=first_click, first_move=first_move, preset=preset)
     Game(rows, cols, mines, first_click=first_click)  # refuses a board that cannot be played
     pick_first_move(first_move, rows, cols)  # refuses a first move off the board
+    bar = Progress(games, "games", "playing", wanted(progress, as_json), rate_unit="positions")
+
+    def on_plan(done: int, todo: int) -> None:
+        bar.set_total(done + todo)
+        bar.skip(done)
+
     try:
-        generate(
-            out,
-            spec,
-            games,
-            games_per_shard=games_per_shard,
-            seed=seed,
-            workers=workers,
-            backend=backend,
-            progress=sys.stderr.isatty(),
-            executor=executor,
-        )
+        with bar:
+            generate(
+                out,
+                spec,
+                games,
+                games_per_shard=games_per_shard,
+                seed=seed,
+                workers=workers,
+                backend=backend,
+                progress=False,
+                executor=executor,
+                on_plan=on_plan,
+                on_shard=lambda played, positions: bar.advance(played, count=positions),
+            )
     except KeyboardInterrupt:
         exit_interrupted(f"finished shards are in {out} (run the same command to resume)")
     totals = directory_totals(out)
+    if as_json:
+        click.echo(json.dumps({"out": out, **totals}))
+        return
     click.echo(
         f"{out} holds {totals['shards']} shards, {totals['games']} games, "
         f"{totals['positions']} positions"
@@ -143,7 +169,7 @@ def data(
     "systems' thesis-mlp, blog-mlp, alexnet (all: learners/nets/models.py).",
 )
 @data_dirs_option("Shard directory (repeatable).")
-@click.option("--out", default=None, help="Run directory (default runs/MODEL-LABELS).")
+@out_option("Run directory [default: runs/MODEL-LABELS].", file_okay=False)
 @click.option(
     "--labels",
     type=click.Choice(["exact", "mines"]),
@@ -178,6 +204,8 @@ def data(
 )
 @workers_option("Processes computing the model's extra inputs once")
 @seed_option
+@progress_option
+@json_option
 @reports_errors
 def train(
     model: str,
@@ -193,11 +221,14 @@ def train(
     fresh: bool,
     workers: int,
     seed: int,
+    progress: bool | None,
+    as_json: bool,
 ) -> None:
     """Train a model; resumes from the run directory's saved state unless --fresh.
 
     A run directory saved with another model or other settings is refused before anything
-    is written. Progress (loss, steps/s, ETA) is printed every 50 steps.
+    is written. The bar shows steps/s and the loss; a line every 50 steps records them
+    (on stderr with --json, which prints the run's last metrics).
     """
     require_ml()
     from learners.nets.models import CONFIGS
@@ -220,12 +251,47 @@ def train(
         workers=workers,
         seed=seed,
     )
+    bar = Progress(steps, "steps", "training", wanted(progress, as_json))
+    losses: deque[float] = deque(maxlen=LOSS_WINDOW)
+
+    def on_step(step: int, loss: float) -> None:
+        if not bar.counted and not bar.done:
+            bar.skip(step - 1)  # a resumed run starts where it stopped
+        losses.append(loss)
+        bar.advance(note=f"loss {sum(losses) / len(losses):.4g}")
+
+    def log(line: str) -> None:
+        if as_json:
+            click.echo(line, err=True)
+        else:
+            bar.echo(line)
+
     try:
-        click.echo(f"run directory: {run(cfg, resume=not fresh, log=click.echo)}")
+        with bar:
+            out_dir = run(cfg, resume=not fresh, log=log, on_step=on_step)
     except KeyboardInterrupt:
         exit_interrupted(
             f"{cfg.out} resumes from its last checkpoint with the same command (without --fresh)"
         )
+    if as_json:
+        click.echo(json.dumps({"run": str(out_dir), "steps": steps, **last_metrics(out_dir)}))
+    else:
+        click.echo(f"run directory: {out_dir}")
+
+
+def last_metrics(run_dir: str | Path) -> dict[str, Any]:
+    """The last ``train`` and ``val`` rows of a run's ``metrics.jsonl`` (``None`` if none)."""
+    last: dict[str, Any] = {"train": None, "val": None}
+    path = Path(run_dir) / "metrics.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by an interruption
+            if isinstance(row, dict) and row.get("split") in last:
+                last[row["split"]] = row
+    return last
 
 
 @learn.command("eval")
@@ -262,6 +328,8 @@ def train(
     type=click.Path(file_okay=False),
     help="Directory for the reliability diagram PNG.",
 )
+@seeded(EVAL_SEED, help="Seed of the first game of each preset (held out from training).")
+@json_option
 @reports_errors
 def evaluate(
     checkpoint: str,
@@ -272,8 +340,11 @@ def evaluate(
     lockstep: bool,
     out_json: str | None,
     plots: str | None,
+    seed: int,
+    as_json: bool,
 ) -> None:
-    """Evaluate CHECKPOINT (model file, run directory or 'default'); prints JSON."""
+    """Evaluate CHECKPOINT (model file, run directory or 'default'): accuracy against the
+    exact probabilities on --data's held-out games, and win rates; a summary, or --json."""
     require_ml()
     from learners.nets.evaluate import evaluate_checkpoint
 
@@ -285,9 +356,60 @@ def evaluate(
         csp=csp,
         lockstep=lockstep,
         plots=plots,
+        seed=seed,
     )
     text = json.dumps(report, indent=2)
     if out_json:
-        with open(out_json, "w") as handle:
-            handle.write(text)
-    click.echo(text)
+        try:
+            Path(out_json).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write {out_json}: {exc.strerror}") from None
+    click.echo(text if as_json else eval_summary(report))
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value: Any, form: str = ".4f") -> str:
+    return "-" if value is None else format(value, form)
+
+
+def eval_summary(report: dict[str, Any]) -> str:
+    """``learn eval``'s report for people: accuracy per board size, then win rates."""
+    lines = [f"checkpoint: {report['checkpoint']}"]
+    accuracy = report.get("accuracy") or {}
+    if accuracy:
+        header = ("size", "positions", "mean |dp|", "brier", "log loss", "chose safest %")
+        rows = [
+            (
+                size,
+                row["positions"],
+                _num(row.get("mean_abs_diff")),
+                _num(row.get("brier")),
+                _num(row.get("log_loss")),
+                _pct(row.get("chosen_safest")),
+            )
+            for size, row in accuracy.items()
+        ]
+        lines += ["", "accuracy on held-out positions, against the exact probabilities", ""]
+        lines.append(format_table(header, rows))
+    games = report.get("games") or {}
+    if games:
+        header = ("preset", "player", "games", "win %", "95 % CI", "ms / game")
+        rows = [
+            (
+                preset,
+                player,
+                result["games"],
+                _pct(result["win_rate"]),
+                f"{_pct(result['ci95'][0])}-{_pct(result['ci95'][1])}",
+                _num(1000 * result["sec_per_game"], ".1f"),
+            )
+            for preset, players in games.items()
+            for player, result in players.items()
+        ]
+        lines += ["", "win rates", "", format_table(header, rows)]
+    if not accuracy and not games:
+        lines.append("nothing measured: give --data for accuracy, or --games > 0")
+    return "\n".join(lines)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -30,6 +29,7 @@ from .options import (
     training_options,
     workers_option,
 )
+from .progress import progress_option, wanted
 
 
 @click.command()
@@ -101,6 +101,7 @@ from .options import (
 @executor_option
 @seed_option
 @backend_option()
+@progress_option
 @json_option
 @reports_errors
 def dagger(
@@ -127,6 +128,7 @@ def dagger(
     executor: str,
     seed: int,
     backend: str,
+    progress: bool | None,
     as_json: bool,
 ) -> None:
     """On-policy rounds: the learner plays, mscsp.solve labels what it reaches, it trains on.
@@ -167,7 +169,7 @@ def dagger(
     log = (lambda line: click.echo(line, err=True)) if as_json else click.echo
     try:
         table = run_rounds(
-            cfg, workers=workers, executor=executor, progress=sys.stderr.isatty(), log=log
+            cfg, workers=workers, executor=executor, progress=wanted(progress, as_json), log=log
         )
     except KeyboardInterrupt:
         exit_interrupted(f"{out} resumes where it stopped with the same command")

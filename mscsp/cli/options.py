@@ -2,7 +2,9 @@
 
 The same idea has the same option everywhere: ``--preset`` or ``--size ROWSxCOLS`` with
 ``--mines``, ``--first-click``, ``--seed``, ``--workers``, ``--executor``, ``--out``, ``--json``,
-``--time-limit``, ``--backend``, ``--resume``.
+``--time-limit``, ``--backend``, ``--resume``, ``--progress``, ``--max-solutions``,
+``--memory-limit``. Their names, ranges and defaults are written down once in
+:mod:`mscsp.cli.vocabulary` (the user guide's table); the factories here make them.
 """
 
 from __future__ import annotations
@@ -22,19 +24,22 @@ from ..board import MAX_CELLS, MAX_SIDE
 from ..errors import InvalidInputError, MscspError
 from ..game import PRESETS, FirstClick
 from ..harness import EXECUTORS
+from .vocabulary import MAX_MEMORY_MB, MAX_TIME_LIMIT
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
 
 
-def backend_option(default: str = DEFAULT_BACKEND, help_extra: str = "") -> Callable:
+def backend_option(
+    default: str | None = DEFAULT_BACKEND, help_extra: str = "", help: str | None = None
+) -> Callable:
     """``--backend NAME`` with the registry's names (``sat:SUBSOLVER`` style allowed)."""
     return click.option(
         "--backend",
         default=default,
-        show_default=True,
+        show_default=default is not None,
         metavar="NAME",
-        help=f"Counting backend: {', '.join(BACKENDS)}{help_extra}.",
+        help=help or f"Counting backend: {', '.join(BACKENDS)}{help_extra}.",
     )
 
 
@@ -74,44 +79,85 @@ class AsciiFloat(_AsciiDigits, click.FloatRange):
     name = "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
+        try:
+            infinite = not math.isfinite(float(value))
+        except (TypeError, ValueError):
+            infinite = False  # not a number at all: click's message says so
+        if infinite:  # before the range: 'inf' is no number, not one out of range
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
+        return super().convert(value, param, ctx)
 
 
-def time_limit_option(default: float) -> Callable:
-    """``--time-limit SECONDS`` for the whole solve of the board (0: none); exit code 5."""
+def time_limit_option(
+    default: float,
+    help: str = "Seconds for the whole solve of the board, every stage (0: no limit); "
+    "hitting it exits 5.",
+) -> Callable:
+    """``--time-limit SECONDS`` to solve one board (0: no limit, on every command)."""
     return click.option(
         "--time-limit",
-        type=AsciiFloat(min=0.0),
+        type=AsciiFloat(min=0.0, max=MAX_TIME_LIMIT),
         default=default,
         show_default=True,
         metavar="SECONDS",
-        help="Seconds for the whole solve of the board, every stage (0: no limit); "
-        "hitting it exits 5.",
+        help=help,
     )
 
 
-seed_option = click.option(
-    "--seed",
-    type=AsciiInt(),
-    default=0,
-    show_default=True,
-    help="Random seed (same seed, same result).",
-)
+def seeded(default: int = 0, help: str = "Random seed (same seed, same result).") -> Callable:
+    """``--seed N``: a whole number >= 0 (NumPy's seeds are)."""
+    return click.option(
+        "--seed", type=AsciiInt(min=0), default=default, show_default=True, help=help
+    )
 
 
-def workers_option(what: str = "Worker processes") -> Callable:
-    """``--workers N`` (default 1; 0: one per CPU). Results never depend on it."""
+seed_option = seeded()
+
+
+def workers_option(
+    what: str = "Worker processes", default: int = 1, most: int | None = None
+) -> Callable:
+    """``--workers N`` (default 1; 0: one per CPU, at most ``most``). Results never depend
+    on it."""
+
+    def per_cpu(ctx: click.Context, param: click.Parameter, value: int) -> int:
+        value = value or os.cpu_count() or 1
+        return value if most is None else min(value, most)
+
     return click.option(
         "--workers",
         "-w",
-        type=AsciiInt(min=0),
-        default=1,
+        type=AsciiInt(min=0, max=most),
+        default=default,
         show_default=True,
-        callback=lambda ctx, param, value: value or os.cpu_count() or 1,
+        callback=per_cpu,
         help=f"{what} (0: one per CPU); results do not depend on it.",
+    )
+
+
+def memory_limit_option(default: int | None, help: str) -> Callable:
+    """``--memory-limit MB`` (0: no limit)."""
+    return click.option(
+        "--memory-limit",
+        type=AsciiInt(min=0, max=MAX_MEMORY_MB),
+        default=default,
+        show_default=default is not None,
+        metavar="MB",
+        help=help,
+    )
+
+
+def max_solutions_option(help: str) -> Callable:
+    """``--max-solutions N``: the cap on solutions per component (>= 1; none by default)."""
+    return click.option(
+        "--max-solutions", type=AsciiInt(min=1), default=None, metavar="N", help=help
+    )
+
+
+def out_option(help: str, required: bool = False, **path: Any) -> Callable:
+    """``--out PATH``: where the command writes (``path``: click.Path's arguments)."""
+    return click.option(
+        "--out", type=click.Path(**path), required=required, default=None, help=help
     )
 
 
@@ -132,13 +178,14 @@ executor_option = click.option(
 )
 
 
-def preset_option(default_help: str = "") -> Callable:
+def preset_option(default_help: str = "", help: str | None = None) -> Callable:
     """``--preset NAME`` from the game's presets."""
     return click.option(
         "--preset",
         type=click.Choice(list(PRESETS)),
         default=None,
-        help=f"Board preset: {', '.join(f'{k} {r}x{c}/{m}' for k, (r, c, m) in PRESETS.items())}"
+        help=help
+        or f"Board preset: {', '.join(f'{k} {r}x{c}/{m}' for k, (r, c, m) in PRESETS.items())}"
         f"{default_help}.",
     )
 

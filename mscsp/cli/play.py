@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
+import time
 
 import click
 from click.core import ParameterSource
@@ -15,13 +15,16 @@ from ..outlock import output_lock
 from ..players import PLAYERS
 from .options import (
     AsciiInt,
+    backend_option,
     board_size,
     executor_option,
     exit_interrupted,
     first_click_option,
     first_move_option,
     json_option,
+    max_solutions_option,
     mines_option,
+    out_option,
     preset_option,
     reports_errors,
     resume_option,
@@ -29,6 +32,11 @@ from .options import (
     size_option,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
+
+#: Player options that became options of their own: ``-o KEY=VALUE`` still sets them for one
+#: release, with a warning.
+PROMOTED = {"backend": "--backend", "max_solutions": "--max-solutions"}
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -45,8 +53,39 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, object]:
     return options
 
 
-def format_summary(config: RunConfig, summary: Summary) -> str:
-    """A readable table of a run's results."""
+def strategy_options(
+    pairs: tuple[str, ...], backend: str | None, max_solutions: int | None
+) -> dict[str, object]:
+    """The player's options: ``-o KEY=VALUE`` pairs, then ``--backend`` and
+    ``--max-solutions``. ``-o backend=`` and ``-o max_solutions=`` still work, with a one-line
+    deprecation warning on stderr.
+
+    Raises:
+        InvalidInputError: A pair is not ``KEY=VALUE``, or an option is given both ways with
+            two values.
+    """
+    options = parse_options(pairs)
+    for key, option in PROMOTED.items():
+        if key in options:
+            click.echo(
+                f"mscsp: warning: -o {key}=... is deprecated; use {option} "
+                "(the -o spelling goes in the next release)",
+                err=True,
+            )
+    for key, value in (("backend", backend), ("max_solutions", max_solutions)):
+        if value is None:
+            continue
+        if key in options and options[key] != value:
+            given = PROMOTED[key]
+            raise InvalidInputError(
+                f"{given} {value} and -o {key}={options[key]} disagree; give {given} only"
+            )
+        options[key] = value
+    return options
+
+
+def format_summary(config: RunConfig, summary: Summary, rate: float | None = None) -> str:
+    """A readable table of a run's results (``rate``: games per second of this session)."""
     rows = [
         ("strategy", config.strategy),
         ("board", f"{config.rows}x{config.cols}, {config.mines} mines"),
@@ -63,6 +102,8 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
         ("guesses / game", f"{summary.guesses:.2f}"),
         ("time / game", f"{1000 * summary.seconds_per_game:.1f} ms"),
     ]
+    if rate is not None:
+        rows.append(("games / s", f"{rate:.3g} (wall clock, this session)"))
     return "\n".join(f"{name:<20} {value}" for name, value in rows)
 
 
@@ -95,11 +136,8 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
 @seed_option
 @workers_option()
 @executor_option
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="JSONL log of the run: its settings, then every finished batch of games.",
+@out_option(
+    "JSONL log of the run: its settings, then every finished batch of games.", dir_okay=False
 )
 @click.option("--log", type=click.Path(dir_okay=False), hidden=True, help="Deprecated: --out.")
 @resume_option("run")
@@ -114,13 +152,17 @@ def format_summary(config: RunConfig, summary: Summary) -> str:
     "player_options",
     multiple=True,
     metavar="KEY=VALUE",
-    help="Player option, e.g. -o max_solutions=50 (repeatable; checked before the run).",
+    help="Player option, e.g. -o heuristic=edge (repeatable; checked before the run).",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar on stderr (default: when stderr is a terminal).",
+@backend_option(
+    None,
+    help="Counting backend of the strategies that count (best, csp-*, ...; 'mscsp backends' "
+    "lists them) [default: the strategy's, dss].",
 )
+@max_solutions_option(
+    "Solutions per component the csp-limited strategy samples [default: its own, 100]."
+)
+@progress_option
 @json_option
 @click.pass_context
 @reports_errors
@@ -143,6 +185,8 @@ def play(
     resume: bool,
     overwrite: bool,
     player_options: tuple[str, ...],
+    backend: str | None,
+    max_solutions: int | None,
     progress: bool | None,
     as_json: bool,
 ) -> None:
@@ -158,7 +202,7 @@ def play(
             raise InvalidInputError("give --size ROWSxCOLS (--rows/--cols are deprecated)")
         size = (rows, cols)
     board = board_size(preset, size, mines)[:3]
-    options = parse_options(player_options)
+    options = strategy_options(player_options, backend, max_solutions)
     if resume and overwrite:
         raise InvalidInputError("give --resume (continue the log) or --overwrite, not both")
     # Held from before a resumed log is read to the end of the run: a second writer is
@@ -191,8 +235,9 @@ def play(
             }
             if given & {"preset", "size", "mines", "rows", "cols"}:
                 overrides.update(zip(("rows", "cols", "mines"), board, strict=True))
-            if player_options:
-                overrides["options"] = options
+            if options:
+                # Options given are checked against the log's; those left out come from it.
+                overrides["options"] = {**logged.options, **options}
             config = dataclasses.replace(logged, **overrides)
             games = run_log.planned if games is None else games
         else:
@@ -205,36 +250,41 @@ def play(
                 options=options,
             )
         games = 1000 if games is None else games
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = click.progressbar(length=games, label="playing", file=sys.stderr) if show else None
+        bar = Progress(games, "games", "playing", wanted(progress, as_json))
+        began = time.monotonic()
+        played = 0
+
+        def on_start(done: int, todo: int) -> None:
+            bar.set_total(done + todo)
+            bar.skip(done)
 
         def on_batch(batch, summary: Summary) -> None:
-            if bar is not None:
-                bar.label = f"win rate {100 * summary.win_rate:5.1f} %"
-                bar.update(len(batch))
+            nonlocal played
+            played += len(batch)
+            bar.advance(len(batch), note=f"win rate {100 * summary.win_rate:.1f} %")
 
         try:
-            if bar is not None:
-                bar.__enter__()
-            summary = run(
-                config,
-                games,
-                workers=workers,
-                executor=executor,
-                log=out,
-                resume=resume,
-                new_log=overwrite,
-                on_batch=on_batch,
-            )
+            with bar:
+                summary = run(
+                    config,
+                    games,
+                    workers=workers,
+                    executor=executor,
+                    log=out,
+                    resume=resume,
+                    new_log=overwrite,
+                    on_batch=on_batch,
+                    on_start=on_start,
+                )
         except KeyboardInterrupt:
-            if bar is not None:
-                bar.__exit__(None, None, None)
             exit_interrupted(
                 f"finished games are in {out} (add --resume to continue)" if out else ""
             )
-        if bar is not None:
-            bar.__exit__(None, None, None)
+        elapsed = time.monotonic() - began
+        rate = played / elapsed if played and elapsed > 0 else None
         if as_json:
-            click.echo(json.dumps({"config": config.__dict__, **summary.to_dict()}))
+            click.echo(
+                json.dumps({"config": config.__dict__, **summary.to_dict(), "games_per_s": rate})
+            )
         else:
-            click.echo(format_summary(config, summary))
+            click.echo(format_summary(config, summary, rate))

@@ -8,8 +8,8 @@ from importlib import resources
 import click
 
 from ..board import MAX_TEXT, Board, parse_board
-from ..contradiction import locate_contradiction
-from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..contradiction import explained
+from ..errors import InconsistentBoardError, InvalidInputError
 from ..estimators import CountingEstimator, Estimate, get_estimator
 from ..explain import explain, parse_cells
 from ..heatmap import save_png
@@ -144,17 +144,11 @@ def probs(
 
 
 def _solve(board: Board, estimator: CountingEstimator) -> Solution:
-    """The exact solution; an inconsistent board names a cell of the contradiction."""
+    """The exact solution; an inconsistent board names the number that fails, and why."""
     try:
         return estimator.solve(board)
     except InconsistentBoardError as exc:
-        if exc.cell is not None:
-            raise
-        try:
-            cell = locate_contradiction(board, estimator.backend)
-        except SolverLimitError:
-            raise exc from None  # no time left to name a cell; the verdict stands
-        raise InconsistentBoardError(str(exc), cell) from None
+        raise explained(board, exc, estimator.backend) from None
 
 
 def _cells(cells: list[tuple[int, int]], limit: int = 20) -> str:

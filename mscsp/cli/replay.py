@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
+from ..errors import BackendUnavailableError, MscspError
 from ..inputs import read_bounded
 from ..render import format_probability
 from ..replay import (
@@ -18,13 +20,19 @@ from ..replay import (
     read_replay,
 )
 from .options import backend_option, json_option, reports_errors, time_limit_option
+from .progress import Progress, progress_option, wanted
 from .table import format_table
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument(
+    "files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False)
+)
 @backend_option()
-@time_limit_option(0.0)
+@time_limit_option(
+    0.0,
+    help="Seconds to solve each position of the game (0: no limit); hitting it exits 5.",
+)
 @json_option
 @click.option(
     "--guesses",
@@ -32,24 +40,65 @@ from .table import format_table
     is_flag=True,
     help="List only the clicks that were not certain safe (the summary counts them all).",
 )
+@progress_option
 @reports_errors
-def replay(file: str, backend: str, time_limit: float, as_json: bool, guesses_only: bool) -> None:
-    """Rates every click of the replay FILE with the exact odds it was taken at.
+def replay(
+    files: tuple[str, ...],
+    backend: str,
+    time_limit: float,
+    as_json: bool,
+    guesses_only: bool,
+    progress: bool | None,
+) -> None:
+    """Rates every click of each replay FILE with the exact odds it was taken at.
 
     FILE is a replay recorded by a Minesweeper program: .avf (Arbiter), .evf (Metasweeper),
     .rmv (Viennasweeper) or .mvf (Minesweeper Clone); reading it needs the replay extra.
     Each click gets the mine probability of the cell clicked, the lowest probability on the
     board, and a verdict: forced, certain, best guess, or avoidable risk (with its cost, the
     extra chance of losing over the safest cell). Flags are ignored; a chord counts as the
-    cells it opens. Cells are (row, col) counted from 0.
+    cells it opens. Cells are (row, col) counted from 0. With several files, each is rated
+    in turn under a '==> FILE <==' line (--json: one object per line); a file that cannot be
+    rated is reported on stderr and the others are still rated.
     Exit codes: 0 ok, 2 bad or unsupported file, 4 ms_toollib missing, 5 solver limit.
     """
+    if len(files) == 1:  # one file: its errors are the command's
+        _rate(files[0], backend, time_limit, as_json, guesses_only)
+        return
+    failed = 0
+    with Progress(len(files), "replays", "rating", wanted(progress, as_json)) as bar:
+        for index, file in enumerate(files):
+            try:
+                heading = ("\n" if index else "") + f"==> {file} <=="
+                _rate(file, backend, time_limit, as_json, guesses_only, heading)
+            except BackendUnavailableError:
+                raise  # the same for every file: said once
+            except MscspError as exc:
+                where = "" if file in str(exc) else f"{file}: "  # each line names its file
+                click.echo(f"mscsp: error: {where}{exc}", err=True)
+                failed = failed or exc.exit_code
+            bar.advance()
+    if failed:
+        sys.exit(failed)
+
+
+def _rate(
+    file: str,
+    backend: str,
+    time_limit: float,
+    as_json: bool,
+    guesses_only: bool,
+    heading: str | None = None,
+) -> None:
+    """Rates one replay and prints it, after ``heading`` (the file's name, among several)."""
     # Replays are read by file name (its extension picks the format): no standard input.
     data = read_bounded(file, MAX_BYTES, "replay file", allow_stdin=False)
     rating = rate_replay(read_replay(data, file), backend, time_limit or None)
     if as_json:
-        click.echo(json.dumps(rating_json(rating)))
+        click.echo(json.dumps({"file": file, **rating_json(rating)}))
         return
+    if heading is not None:
+        click.echo(heading)
     click.echo(_header(rating))
     click.echo()
     shown = [c for c in rating.clicks if not (guesses_only and c.verdict == "certain")]

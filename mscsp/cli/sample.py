@@ -7,13 +7,19 @@ import json
 import click
 import numpy as np
 
-from ..board import FLAG, parse_board
-from ..errors import InvalidInputError
+from ..backends import get_backend
+from ..board import COVERED, FLAG, Board, parse_board
+from ..contradiction import explained
+from ..errors import InconsistentBoardError, InvalidInputError
+from ..estimators import Estimate
+from ..render import probability_map
 from ..sampling import sample_layouts
 from .options import (
     AsciiInt,
+    backend_option,
     json_option,
     mines_option,
+    out_option,
     reports_errors,
     seed_option,
     time_limit_option,
@@ -22,6 +28,9 @@ from .probs import read_board_text
 
 #: Confidence of the half-width printed with the estimates.
 DELTA = 0.05
+
+#: The backend whose compiled decision diagrams draw the layouts (the only one that can).
+SAMPLER_BACKEND = "mdd"
 
 
 @click.command()
@@ -35,14 +44,17 @@ DELTA = 0.05
     help="Layouts to draw.",
 )
 @seed_option
+@backend_option(
+    SAMPLER_BACKEND,
+    help="Backend that draws the layouts: mdd, whose decision diagrams give exactly uniform "
+    "draws (the only backend that samples; mscsp probs --backend gives any one's exact odds).",
+)
 @time_limit_option(0.0)
 @json_option
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    metavar="FILE",
-    help="Also save the layouts as a NumPy .npy file (samples x rows x cols booleans).",
+@out_option(
+    "Also save the layouts as a NumPy .npy file (samples x rows x cols booleans).",
+    dir_okay=False,
+    writable=True,
 )
 @reports_errors
 def sample(
@@ -50,6 +62,7 @@ def sample(
     mines: int | None,
     samples: int,
     seed: int,
+    backend: str,
     time_limit: float,
     as_json: bool,
     out: str | None,
@@ -61,34 +74,51 @@ def sample(
     exact value with 95 % confidence (use mscsp probs for exact ones).
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 5 time limit.
     """
+    if backend != SAMPLER_BACKEND:
+        raise InvalidInputError(
+            f"--backend {backend!r} cannot draw layouts: only {SAMPLER_BACKEND!r} samples "
+            f"(mscsp probs --backend {backend} gives its exact odds)"
+        )
     text = read_board_text(file)
     board = parse_board(text, mines=mines)
-    result = sample_layouts(board, samples, seed=seed, time_limit=time_limit or None)
+    try:
+        result = sample_layouts(board, samples, seed=seed, time_limit=time_limit or None)
+    except InconsistentBoardError as exc:
+        counter = get_backend("dss", time_limit=time_limit or None)
+        raise explained(board, exc, counter) from None  # the number that fails, as in probs
     if out:
         try:
             np.save(out, result.layouts)
         except OSError as exc:
             raise InvalidInputError(f"cannot write {out}: {exc.strerror}") from None
     half_width = result.bound(DELTA)
-    probs = result.probabilities
     if as_json:
-        grid = [[None if np.isnan(p) else round(float(p), 6) for p in row] for row in probs]
-        summary = {"approximate": True, "samples": samples, "seed": seed}
-        summary |= {"half_width_95": round(half_width, 6), "probabilities": grid}
+        summary = {"approximate": True, "samples": samples, "seed": seed, "backend": backend}
+        summary |= {
+            "half_width_95": _grid(half_widths(board, half_width)),
+            "probabilities": _grid(result.probabilities),
+        }
         click.echo(json.dumps(summary))
         return
     click.echo(
         f"APPROXIMATE probabilities from {samples} uniform layouts (seed {seed}): each within "
         f"{100 * half_width:.1f} points of the exact value with 95 % confidence"
     )
-    for r in range(board.rows):
-        cells = []
-        for c in range(board.cols):
-            value = int(board.cells[r, c])
-            if value == FLAG:
-                cells.append("F")
-            elif value >= 0:
-                cells.append(str(value) if value else ".")
-            else:
-                cells.append(f"{100 * probs[r, c]:.0f}")
-        click.echo(" ".join(f"{cell:>3}" for cell in cells))
+    # The map of mscsp probs: percentages with '%' where one digit, rulers, the legend.
+    # An estimate proves nothing, so no cell shows as certain ('<1', not 's').
+    click.echo(probability_map(Estimate(board, result.probabilities)))
+
+
+def half_widths(board: Board, half_width: float) -> np.ndarray:
+    """The 95 % half-width of every cell's estimate: Hoeffding's, the same for every covered
+    cell (it depends on the number of samples only); 0 on flags (a mine in every layout);
+    NaN on revealed cells (no estimate)."""
+    grid = np.full(board.cells.shape, np.nan)
+    grid[board.cells == COVERED] = half_width
+    grid[board.cells == FLAG] = 0.0
+    return grid
+
+
+def _grid(values: np.ndarray) -> list[list[float | None]]:
+    """Rows of numbers rounded to 6 decimals, ``None`` for NaN (JSON has no NaN)."""
+    return [[None if np.isnan(v) else round(float(v), 6) for v in row] for row in values]

@@ -13,7 +13,15 @@ import webbrowser
 import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
-from .options import EXIT_INTERRUPTED, AsciiFloat, AsciiInt, reports_errors
+from .options import (
+    EXIT_INTERRUPTED,
+    AsciiInt,
+    memory_limit_option,
+    reports_errors,
+    time_limit_option,
+    workers_option,
+)
+from .vocabulary import MAX_SERVE_WORKERS, MAX_TIME_LIMIT
 
 #: Host names a loopback-bound server answers to (others are refused: DNS rebinding).
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -38,12 +46,10 @@ def _is_loopback(host: str) -> bool:
     help="TCP port (0: any free port, shown at start).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
-@click.option(
-    "--time-limit",
-    type=AsciiFloat(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds of solver time per request; slower boards get the solver-limit error.",
+@time_limit_option(
+    10.0,
+    help="Seconds per request, from its arrival (0: no limit); slower boards get the "
+    "solver-limit error.",
 )
 @click.option(
     "--max-cells",
@@ -52,21 +58,15 @@ def _is_loopback(host: str) -> bool:
     show_default=True,
     help="Largest board (rows x cols) the server solves.",
 )
-@click.option(
-    "--workers",
-    type=AsciiInt(min=1, max=64),
+@workers_option(
+    "Long solves run at once, each in a worker process; more wait, then get 'busy'",
     default=2,
-    show_default=True,
-    help="Long solves run at once, each in a worker process; more wait, then get 'busy'.",
+    most=MAX_SERVE_WORKERS,
 )
-@click.option(
-    "--memory-limit",
-    type=AsciiInt(min=1, max=1_000_000),
-    default=1024,
-    show_default=True,
-    metavar="MB",
+@memory_limit_option(
+    1024,
     help="Megabytes a request may allocate in its worker process (above the worker's idle "
-    "size); past it, the request gets the memory-limit error.",
+    "size; 0: no limit); past it, the request gets the memory-limit error.",
 )
 @reports_errors
 def serve(
@@ -95,8 +95,15 @@ def serve(
     if not host:
         raise InvalidInputError("--host must not be empty")
     local = _is_loopback(host)
+    limits = Limits(
+        # 0 is no limit, as everywhere: the longest limit any option takes.
+        time_limit=time_limit or MAX_TIME_LIMIT,
+        max_cells=max_cells,
+        workers=workers,
+        memory_mb=memory_limit or None,
+    )
     app = create_app(
-        Limits(time_limit=time_limit, max_cells=max_cells, workers=workers, memory_mb=memory_limit),
+        limits,
         allowed_hosts=LOOPBACK_NAMES if local else None,
     )
     sock = _listen(host, port)

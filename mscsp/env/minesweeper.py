@@ -8,7 +8,10 @@
 * Termination at a win or a loss; truncation after ``max_steps`` steps.
 * ``info``: ``won``, ``lost``, ``opened`` (cells this step), ``revealed`` (cells so far),
   ``action_mask`` (covered cells, ``int8``) and, with ``probabilities=True``, the exact mine
-  probability of every cell (float64, NaN on revealed cells) from :func:`mscsp.solve`.
+  probability of every cell (float64) from :func:`mscsp.solve`: ``0.0`` on revealed cells
+  (they are safe) and, once the game is over, the layout itself (``1.0`` on every mine).
+  Every value is finite, so equal steps give equal ``info`` (NaN != NaN would not) and
+  ``info`` converts to strict JSON with ``.tolist()``.
 
 The first step is the first click: mines are placed then, honouring ``first_click``. All
 randomness comes from ``reset(seed=...)`` through the env's ``np_random``.
@@ -16,6 +19,7 @@ randomness comes from ``reset(seed=...)`` through the env's ``np_random``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium
@@ -24,10 +28,11 @@ from gymnasium import spaces
 
 from ..backends import DEFAULT_BACKEND, get_backend
 from ..board import COVERED, FLAG
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, InvalidTypeError
 from ..game import FirstClick, Game
 from ..probabilities import Solution
 from ..solver import solve
+from ..validate import check_int, describe
 
 ENV_ID = "mscsp/Minesweeper-v0"
 
@@ -47,7 +52,9 @@ class MinesweeperEnv(gymnasium.Env):
         render_mode: ``None`` or ``"ansi"`` (the board in the project's text format).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    # render_fps: the rate a recorder plays "ansi" frames back at (gymnasium asks every env that
+    # renders to declare one); 4 as gymnasium's own text envs.
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -64,12 +71,18 @@ class MinesweeperEnv(gymnasium.Env):
         Game(rows, cols, mines, first_click=first_click)  # validates size, mines and rule
         if render_mode not in (None, "ansi"):
             raise InvalidInputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if not isinstance(probabilities, bool | np.bool_):
+            raise InvalidTypeError(
+                f"probabilities must be True or False, got {describe(probabilities)}"
+            )
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
-        self.with_probabilities = probabilities
+        self.with_probabilities = bool(probabilities)
         self.backend = get_backend(backend) if probabilities else None
-        self.invalid_reward = float(invalid_reward)
-        self.max_steps = 2 * rows * cols if max_steps is None else int(max_steps)
+        self.invalid_reward = _check_reward(invalid_reward)
+        self.max_steps = (
+            2 * rows * cols if max_steps is None else check_int(max_steps, "max_steps", minimum=1)
+        )
         self.render_mode = render_mode
         self.observation_space = spaces.Box(FLAG, 8, shape=(rows, cols), dtype=np.int8)
         self.action_space = spaces.Discrete(rows * cols)
@@ -120,17 +133,34 @@ class MinesweeperEnv(gymnasium.Env):
             "action_mask": (game.view == COVERED).astype(np.int8).ravel(),
         }
         if self.with_probabilities:
-            if game.over:
-                info["probabilities"] = np.full((self.rows, self.cols), np.nan)
-            else:
-                info["probabilities"] = self.solution().probabilities
+            info["probabilities"] = self._probabilities()
         return info
+
+    def _probabilities(self) -> np.ndarray:
+        """Every cell's mine probability, finite everywhere (see the module's docstring)."""
+        game = self.game
+        if game.over:
+            # The position is decided: a won board's covered cells are all mines, and a lost
+            # game shows its layout, as every Minesweeper does at the end.
+            return game.mine.astype(np.float64)
+        probs = self.solution().probabilities
+        # solve() leaves revealed cells NaN ("not asked"); a revealed cell is certainly safe.
+        return np.where(game.view == COVERED, probs, 0.0)
 
     def render(self) -> str | None:
         """The board as text (``render_mode="ansi"``)."""
         if self.render_mode != "ansi" or self.game is None:
             return None
         return self.game.board().to_text()
+
+
+def _check_reward(value: Any) -> float:
+    """``invalid_reward`` as a finite ``float`` (a NaN reward would poison every return)."""
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool):
+        raise InvalidTypeError(f"invalid_reward must be a number, got {describe(value)}")
+    if not math.isfinite(float(value)):
+        raise InvalidInputError(f"invalid_reward must be finite, got {describe(value)}")
+    return float(value)
 
 
 def make_vec(

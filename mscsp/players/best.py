@@ -201,6 +201,9 @@ class BestPlayer(CspPlayer):
         self.ahead = GameSession(self.backend)
         self.looked: list[tuple[Cell, float | None]] = []
         self.reason = ""
+        # What the last look-ahead weighed (board, solution, candidates, keep), for
+        # callers that explain the guess (the web analyser's "why"); None: no look-ahead.
+        self.considered: tuple[Board, Solution, list[Cell], Callable[[Cell], float]] | None = None
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
 
     def new_game(self) -> None:
@@ -210,6 +213,7 @@ class BestPlayer(CspPlayer):
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         self.looked = []
+        self.considered = None
         move, self.reason = self._guess(board, solution)
         return move
 
@@ -246,6 +250,7 @@ class BestPlayer(CspPlayer):
             # A click that leaves a looming 50/50 in the game keeps its risk.
             return math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
 
+        self.considered = (flagged, solution, cells, keep)
         scored, dead = self.lookahead(flagged, solution, cells, keep, self.probe_margin())
         if not scored:
             # Only dead cells: nothing to learn, so the safest (first in order) is played.

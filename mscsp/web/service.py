@@ -26,6 +26,7 @@ from ..backends import BACKENDS, DEFAULT_BACKEND, Backend, get_backend
 from ..bigint import fraction_text, to_decimal
 from ..board import COVERED, FLAG, Board, parse_board
 from ..constraints import Component, ComponentCount
+from ..contradiction import explain_contradiction
 from ..errors import (
     BackendUnavailableError,
     BoardParseError,
@@ -39,9 +40,12 @@ from ..explain import explain, parse_cells
 from ..game import PRESETS, FirstClick, Game
 from ..heatmap import palette
 from ..players import PLAYERS, get_player
+from ..players.best import BestPlayer
 from ..probabilities import Solution
 from ..render import solution_json
+from ..session import GameSession
 from ..solver import kernel_solves, solve
+from .insight import WhatIf, dead_cells, fifty_fifties, why_best, why_rule
 
 
 @dataclass(frozen=True)
@@ -187,9 +191,11 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
     """The HTTP status and JSON body of an error answer.
 
     The body is ``{"error": {"kind", "message", ...}}``. Kinds: ``parse`` (with ``line`` and
-    ``column`` when known), ``invalid``, ``inconsistent``, ``unavailable``, ``limit`` (each
-    with the CLI's ``exit_code``; a board that parsed but could not be solved comes back as
-    ``board``, in canonical text), and ``request``, ``too_large``, ``busy`` from the server.
+    ``column`` when known, and ``missing``: ``"mines"`` when only the mine count is
+    missing), ``invalid``, ``inconsistent`` (with ``cell``, ``[row, col]``, when the message
+    names one), ``unavailable``, ``limit`` (each with the CLI's ``exit_code``; a board that
+    parsed but could not be solved comes back as ``board``, in canonical text), and
+    ``request``, ``too_large``, ``busy`` from the server.
     """
     if isinstance(exc, ApiError):
         return exc.status, {"error": {"kind": exc.kind, "message": str(exc)}}
@@ -200,6 +206,10 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
             if isinstance(exc, BoardParseError):
                 error["line"] = exc.line
                 error["column"] = exc.column
+            if getattr(exc, "missing", None) is not None:
+                error["missing"] = exc.missing  # the request field that would fix it
+            if isinstance(exc, InconsistentBoardError) and exc.cell is not None:
+                error["cell"] = [int(v) for v in exc.cell]  # the page marks it on the board
             if getattr(exc, "board", None) is not None:
                 error["board"] = exc.board
             return status, {"error": error}
@@ -370,9 +380,36 @@ def _board(body: dict[str, Any], limits: Limits) -> Board:
     mines = _field(body, "mines", int, None)
     if mines is not None and mines < 0:
         raise InvalidInputError(f"mine count must be non-negative, got {mines}")
-    board = parse_board(text, mines=mines)
+    try:
+        board = parse_board(text, mines=mines)
+    except BoardParseError:
+        if mines is None and _parses_with_a_count(text):
+            raise _missing_mines() from None
+        raise
     check_size(board.rows, board.cols, limits)
     return board
+
+
+def _parses_with_a_count(text: str) -> bool:
+    """Whether ``text`` is a board but for its mine count (so that is what is missing)."""
+    try:
+        parse_board(text, mines=0)
+    except BoardParseError:
+        return False
+    except MscspError:  # (it parsed: too many flags for 0 mines, say)
+        return True
+    return True
+
+
+def _missing_mines() -> BoardParseError:
+    """The error of a board text without a mine count, in the page's words (its Mines box)
+    as well as the API's (the ``mines`` field): not the CLI's ``--mines``."""
+    error = BoardParseError(
+        "missing mine count: add a header line 'WxHxM' or 'mines=M' to the board text, "
+        "or fill in the Mines box (the request's 'mines' field)"
+    )
+    error.missing = "mines"  # type: ignore[attr-defined]
+    return error
 
 
 def check_size(rows: int, cols: int, limits: Limits, what: str = "board") -> None:
@@ -416,6 +453,77 @@ def time_limit_of(body: Any, limits: Limits) -> float:
 
 SOLVE_FIELDS = {"board", "mines", "backend", "time_limit", "exact"}
 EXPLAIN_FIELDS = {"board", "mines", "time_limit", "cells"}
+MARKS_FIELDS = {"board", "mines", "time_limit"}
+#: Most undecided cells whose deadness ``/api/marks`` decides (a count or two each).
+MAX_DEAD_CELLS = 2000
+
+
+def marks_request(body: Any, limits: Limits) -> dict[str, Any]:
+    """``POST /api/marks``: the dead cells and 50/50 pairs of a position (exact).
+
+    Request fields: ``board`` (text), ``mines``, ``time_limit``. The answer: ``board`` (the
+    board in canonical text), ``dead`` (``[row, col]`` of every covered cell, not certain,
+    whose number is the same in every layout where it is safe: clicking it teaches nothing),
+    ``fifty_fifty`` (pairs ``[[r, c], [r, c]]``: one mine between them, 1/2 each, and no
+    other click can tell them apart) and ``note`` (why ``dead`` is ``null``: a board with
+    too many undecided cells, or the time limit; else ``null``). See
+    :mod:`mscsp.web.insight`.
+    """
+    body = _check_fields(body, MARKS_FIELDS)
+    board = _board(body, limits)
+    clock = Clock.starting(_seconds(body, limits), limits)
+    if limits.bounded:  # a count or two per undecided cell: not bounded by construction
+        raise NotHere
+    solution = _solution(board, DEFAULT_BACKEND, clock, limits)
+    out: dict[str, Any] = {"board": board.to_text(), "dead": None, "fifty_fifty": [], "note": None}
+    what_if = _what_if(board, clock, limits)
+    check = clock.within(limits.attempt).left
+    with solving(clock, board):
+        try:
+            pairs = fifty_fifties(board, solution, what_if)
+            out["fifty_fifty"] = [[list(a), list(b)] for a, b in pairs]
+            undecided = sum(1 for f in solution.exact.values() if 0 < f < 1)
+            if undecided > MAX_DEAD_CELLS:
+                out["note"] = (
+                    f"dead cells not marked: {undecided} undecided cells, more than the "
+                    f"{MAX_DEAD_CELLS} this server checks"
+                )
+            else:
+                out["dead"] = [list(c) for c in dead_cells(board, solution, what_if, check)]
+        except SolverLimitError:
+            if limits.attempt is not None and not clock.over():
+                raise  # a short try ran out: the whole limit is given in another worker
+            out["note"] = f"dead cells not marked: the time limit of {clock.limit:g} s ran out"
+    return out
+
+
+def _what_if(board: Board, clock: Clock, limits: Limits) -> WhatIf:
+    """The exact solution of ``board`` with one more cell revealed (``None``: impossible),
+    by the compiled kernel where it answers, else counted again around the cell under the
+    request's clock."""
+    session: GameSession | None = None
+    dss = get_backend(DEFAULT_BACKEND)
+
+    def what_if(cell: tuple[int, int], value: int) -> Solution | None:
+        nonlocal session
+        cells = board.cells.copy()
+        cells[cell] = value
+        try:
+            after = Board(cells, board.mines)
+        except InconsistentBoardError:
+            return None
+        if kernel_solves(dss, after):
+            found = compiled.solve_small(after)
+            if found is not None:
+                return found
+        if session is None:
+            session = GameSession(_backend(DEFAULT_BACKEND, clock, limits))
+        try:
+            return session.what_if(board, cell, value)
+        except InconsistentBoardError:
+            return None
+
+    return what_if
 
 
 def explain_request(body: Any, limits: Limits) -> dict[str, Any]:
@@ -491,6 +599,8 @@ def _solution(board: Board, backend: str, clock: Clock, limits: Limits) -> Solut
 
     Raises:
         NotHere: Only the kernel may answer here, and it gave no answer.
+        InconsistentBoardError: No layout fits; it names a cell of the contradiction (as
+            ``mscsp probs`` does) unless the time ran out first.
     """
     with solving(clock, board):
         clock.left()  # (the kernel is fast, but a request out of time gets no answer)
@@ -498,8 +608,26 @@ def _solution(board: Board, backend: str, clock: Clock, limits: Limits) -> Solut
         if solution is None:
             if limits.bounded:
                 raise NotHere
-            solution = solve(board, _backend(backend, clock, limits))
+            try:
+                solution = solve(board, _backend(backend, clock, limits))
+            except InconsistentBoardError as exc:
+                raise _located(exc, board, clock, limits) from None
     return solution
+
+
+def _located(
+    exc: InconsistentBoardError, board: Board, clock: Clock, limits: Limits
+) -> InconsistentBoardError:
+    """``exc`` naming a cell of the contradiction, so that the page can mark it; as it is
+    where it names one already, or no time is left to find one."""
+    if exc.cell is not None:
+        return exc
+    try:  # (the number that fails, in the CLI's words)
+        return explain_contradiction(board, exc, _backend(DEFAULT_BACKEND, clock, limits))
+    except SolverLimitError:
+        if limits.attempt is not None and not clock.over():
+            raise  # a short try ran out: the whole limit is given in another worker
+        return exc
 
 
 @functools.lru_cache(maxsize=8)
@@ -654,13 +782,33 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
     with solving(clock, board):
         moves = player.next_moves(board, np.random.default_rng(seed))
     elapsed = time.perf_counter() - start
+    guess = player.turn_guesses > 0
     return {
         "player": name,
         "move": list(moves[0]),
         "moves": [list(m) for m in moves],
-        "guess": player.turn_guesses > 0,
+        "guess": guess,
         "seconds": round(elapsed, 6),
+        "why": _why(player, board, moves[0], guess, clock, limits),
     }
+
+
+def _why(
+    player: Any, board: Board, move: tuple[int, int], guess: bool, clock: Clock, limits: Limits
+) -> dict[str, Any] | None:
+    """The numbers behind ``best``'s move (:func:`insight.why_best`), or ``None`` for other
+    players (``search`` too: its rollouts, not these numbers, pick among the closest); with
+    the rule only, and a ``note``, when time ran out."""
+    if type(player) is not BestPlayer:
+        return None
+    try:
+        with solving(clock, board):
+            return why_best(player, board, move, guess)
+    except SolverLimitError:
+        if limits.attempt is not None and not clock.over():
+            raise  # a short try ran out: the whole limit is given in another worker
+        note = f"the numbers were not computed: the time limit of {clock.limit:g} s ran out"
+        return {**why_rule(player, move, guess), "note": note}
 
 
 def meta_request(body: Any, limits: Limits) -> dict[str, Any]:

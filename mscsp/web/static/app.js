@@ -18,7 +18,20 @@ const state = {
   request: null, // AbortController of the solve in flight
   solveTimer: 0,
   solved: 0, // number of solves shown (tests wait on it)
+  marks: null, // last /api/marks answer: {board, dead, fifty_fifty, note}
+  marksRequest: null, // AbortController of the marks request in flight
+  errorCell: null, // [r, c] an inconsistent board's error names, drawn on its board
 };
+
+// Resolved once the page's metadata is in and its controls are wired: what arrives
+// sooner (a replay opened at once) waits for it (replay.js awaits window.mscspReady).
+let markReady;
+let failReady;
+window.mscspReady = new Promise((resolve, reject) => {
+  markReady = resolve;
+  failReady = reject;
+});
+window.mscspReady.catch(() => {}); // (a failed load is shown as the page's error)
 
 // ---------------------------------------------------------------- colours (from the server)
 
@@ -45,15 +58,49 @@ function heatRgb(p) {
 const css = (rgb) => `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
 
 function percentLabel(p) {
+  // As the CLI's map rounds (mscsp.render): "<1" and ">99" are never certain. Every
+  // percentage carries "%", so that it never reads as a revealed number.
   if (p === 0) return "✓";
   if (p === 1) return "✗";
   const pct = p * 100;
-  if (pct < 1) return "<1";
-  if (pct > 99) return ">99";
-  return String(Math.floor(pct + 0.5));
+  if (pct < 1) return "<1%";
+  if (pct > 99) return ">99%";
+  return `${Math.floor(pct + 0.5)}%`;
+}
+
+function cellName(cell) {
+  return `(${cell[0]}, ${cell[1]})`;
+}
+
+function cellCount(n) {
+  return `${n} cell${n === 1 ? "" : "s"}`;
+}
+
+function pct(p, digits = 1) {
+  return `${(p * 100).toFixed(digits)}%`;
 }
 
 // ---------------------------------------------------------------- board text
+
+// The header lines mscsp.board reads: "WxHxM" or "mines=M", before the first row.
+const HEADER_SIZE = /^\s*(\d+)\s*[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*$/;
+const HEADER_MINES = /^\s*mines\s*=\s*(\d+)\s*$/i;
+
+function hasHeader(text) {
+  // The first line that is neither blank nor a comment is the header, or the first row.
+  for (const raw of text.replace(/^\ufeff/, "").split(/\r\n|\r|\n/)) {
+    const line = raw.trimEnd();
+    if (!line.trim() || line.trim().startsWith("#")) continue;
+    return HEADER_SIZE.test(line) || HEADER_MINES.test(line);
+  }
+  return false;
+}
+
+function minesBox() {
+  // The Mines box's count, or null when it holds none.
+  const text = $("mines").value.trim();
+  return /^\d+$/.test(text) ? Number(text) : null;
+}
 
 function parseCanonical(text) {
   // The server's canonical form: "WxHxM" then one character per cell.
@@ -115,17 +162,23 @@ const ERROR_TITLES = {
 
 function showError(error) {
   $("error-kind").textContent = (ERROR_TITLES[error.kind] || "Error") + ":";
-  $("error-message").textContent = error.message;
+  // The cell the message names is marked on the board drawn from the error's own board.
+  state.errorCell = error.cell && error.board ? error.cell : null;
+  $("error-message").textContent = error.message + (state.errorCell ? " (framed in red on the board)" : "");
   $("error").hidden = false;
   $("error").dataset.kind = error.kind || "";
+  const missingMines = error.missing === "mines";
+  $("mines").classList.toggle("bad", missingMines);
   const text = $("board-text");
-  text.classList.toggle("bad", error.kind === "parse");
+  text.classList.toggle("bad", error.kind === "parse" && !missingMines);
   if (error.kind === "parse" && error.line && state.mode === "analyse") selectLine(text, error.line, error.column);
 }
 
 function clearError() {
   $("error").hidden = true;
+  state.errorCell = null;
   $("board-text").classList.remove("bad");
+  $("mines").classList.remove("bad");
 }
 
 function selectLine(area, line, column) {
@@ -172,13 +225,12 @@ async function solveNow() {
   const controller = new AbortController();
   state.request = controller;
   const text = state.mode === "play" ? formatGrid(state.grid) : $("board-text").value;
+  const body = { board: text, backend: $("backend").value };
+  // A pasted board without a header takes its mine count from the Mines box.
+  if (!hasHeader(text) && minesBox() !== null) body.mines = minesBox();
   setBusy(true);
   try {
-    const answer = await api(
-      "/api/solve",
-      { board: text, backend: $("backend").value },
-      controller.signal,
-    );
+    const answer = await api("/api/solve", body, controller.signal);
     state.grid = parseCanonical(answer.board);
     state.solution = answer;
     clearError();
@@ -202,6 +254,7 @@ async function solveNow() {
       state.solved += 1;
       $("board").dataset.solved = String(state.solved);
       setBusy(false);
+      requestMarks(state.solution);
       render();
     }
   }
@@ -213,19 +266,83 @@ function syncInputs() {
   $("mines").value = state.grid.mines;
 }
 
+async function requestMarks(solution) {
+  // Dead cells and 50/50 pairs come from /api/marks after the odds are drawn (a count or
+  // two per undecided cell: they may take a moment longer than the odds). The board's
+  // data-marks-for says which solve (data-solved) the marks on show belong to.
+  if (state.marksRequest) state.marksRequest.abort();
+  state.marksRequest = null;
+  state.marks = null;
+  const forSolve = String(state.solved);
+  if (!solution || solution.approximate) {
+    $("board").dataset.marksFor = forSolve;
+    return;
+  }
+  const controller = new AbortController();
+  state.marksRequest = controller;
+  try {
+    const answer = await api("/api/marks", { board: solution.board }, controller.signal);
+    if (state.solution && state.solution.board === answer.board) state.marks = answer;
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    state.marks = { dead: null, fifty_fifty: [], note: `no marks: ${error.message}` };
+  }
+  if (state.marksRequest !== controller) return;
+  state.marksRequest = null;
+  $("board").dataset.marksFor = forSolve;
+  render();
+}
+
 // ---------------------------------------------------------------- drawing the board
 
 function cellSize(rows, cols) {
-  // Fit the width of the panel and, down to 20 px cells, the height of the window.
-  const wide = Math.floor(($("board").parentElement.clientWidth - 12) / cols);
-  const tall = Math.max(20, Math.floor((window.innerHeight - 250) / rows));
+  // Fit the width of the panel (less the row ruler) and, down to 20 px cells, the height
+  // of the window (less the column ruler).
+  const wide = Math.floor(($("board-frame").parentElement.clientWidth - 12 - RULER) / cols);
+  const tall = Math.max(20, Math.floor((window.innerHeight - 250 - RULER) / rows));
   return Math.max(16, Math.min(38, wide, tall));
+}
+
+const RULER = 26; // px: the width of the row ruler, the height of the column ruler
+
+function buildRulers(rows, cols, size) {
+  // Rows down the left, columns across the top, counted from 0 as the CLI and every
+  // message name a cell: (row, col). Every label where it fits, else every fifth.
+  const digits = String(Math.max(rows, cols) - 1).length;
+  const step = size >= digits * 7 + 2 ? 1 : 5;
+  const fill = (ruler, count, axis) => {
+    ruler.replaceChildren();
+    for (let i = 0; i < count; i++) {
+      const label = document.createElement("span");
+      label.dataset[axis] = i;
+      label.textContent = i % step === 0 ? String(i) : "";
+      ruler.appendChild(label);
+    }
+  };
+  fill($("ruler-top"), cols, "c");
+  fill($("ruler-left"), rows, "r");
+  $("ruler-top").style.gridTemplateColumns = `repeat(${cols}, var(--cell))`;
+  $("ruler-left").style.gridTemplateRows = `repeat(${rows}, var(--cell))`;
+}
+
+function markRulers(cell) {
+  // The hovered cell's row and column light up on the rulers.
+  for (const el of document.querySelectorAll(".ruler .on")) el.classList.remove("on");
+  if (!cell) return;
+  document.querySelector(`#ruler-left [data-r="${cell[0]}"]`)?.classList.add("on");
+  document.querySelector(`#ruler-top [data-c="${cell[1]}"]`)?.classList.add("on");
 }
 
 function render() {
   const grid = state.grid;
   const board = $("board");
   if (!grid) return;
+  const size = cellSize(grid.rows, grid.cols);
+  const frame = $("board-frame");
+  if (frame.dataset.shape !== `${grid.rows}x${grid.cols}x${size}`) {
+    frame.dataset.shape = `${grid.rows}x${grid.cols}x${size}`;
+    buildRulers(grid.rows, grid.cols, size);
+  }
   if (board.dataset.shape !== `${grid.rows}x${grid.cols}`) {
     board.replaceChildren();
     board.dataset.shape = `${grid.rows}x${grid.cols}`;
@@ -239,7 +356,7 @@ function render() {
       }
     }
   }
-  board.style.setProperty("--cell", `${cellSize(grid.rows, grid.cols)}px`);
+  frame.style.setProperty("--cell", `${size}px`);
   const solution = state.solution && sameBoard(state.solution, grid) ? state.solution : null;
   const odds = new Map();
   if (solution) for (const [r, c, frac, group] of solution.cells) odds.set(r * grid.cols + c, [frac, group]);
@@ -250,6 +367,11 @@ function render() {
   const layout = new Set((result && result.layout ? result.layout : []).map(([r, c]) => r * grid.cols + c));
   const exploded = result && result.exploded;
   board.classList.toggle("stale", !solution && !$("error").hidden);
+  const marks = overlay && state.marks && solution ? state.marks : null;
+  const dead = new Set((marks && marks.dead ? marks.dead : []).map(([r, c]) => r * grid.cols + c));
+  const fifty = new Set((marks ? marks.fifty_fifty : []).flat().map(([r, c]) => r * grid.cols + c));
+  const errorCell = state.errorCell && !solution ? state.errorCell[0] * grid.cols + state.errorCell[1] : -1;
+  const runner = state.hint && state.hint.why && state.hint.why.runner_up ? state.hint.why.runner_up.cell : null;
 
   for (const el of board.children) {
     const r = Number(el.dataset.r);
@@ -279,8 +401,11 @@ function render() {
           classes.push("heat", p > 0 && p < palette.dark_text_below ? "dark-text" : "light-text");
           el.style.background = p === 0 ? palette.safe : p === 1 ? palette.mine : css(heatRgb(p));
           if (showPercent || p === 0 || p === 1) text = percentLabel(p);
+          if (text.length > 3) classes.push("long");
         }
       }
+      if (dead.has(i)) classes.push("dead");
+      if (fifty.has(i)) classes.push("fifty");
       if (layout.has(i) && v !== FLAG) {
         classes.push("mine-shown");
         text = "";
@@ -289,6 +414,8 @@ function render() {
     }
     if (overlay && best && best[0] === r && best[1] === c) classes.push("best");
     if (state.hint && state.hint.move[0] === r && state.hint.move[1] === c) classes.push("hinted");
+    if (runner && runner[0] === r && runner[1] === c) classes.push("runner-up");
+    if (i === errorCell) classes.push("error-cell");
     el.className = classes.join(" ");
     el.textContent = text;
   }
@@ -332,8 +459,16 @@ function renderFacts(solution) {
   const covered = state.grid.cells.filter((v) => v === COVERED).length;
   add("Solutions", bigNumber(solution.solutions), solution.solutions);
   add("Covered", `${covered} cells, ${solution.mines} mines in all`);
-  add("Certain safe", String(solution.safe.length));
-  add("Certain mines", String(solution.mines_certain.length));
+  // Counted from the exact answer, the one count of certain cells the page states (a
+  // player's turn may open only some of them: the hint says so in these words).
+  add("Certain safe", cellCount(solution.safe.length), "covered cells with no mine in any layout");
+  add("Certain mines", cellCount(solution.mines_certain.length), "covered cells with a mine in every layout");
+  const marks = state.marks && state.marks.board === solution.board ? state.marks : null;
+  if (marks) {
+    const dead = marks.dead === null ? "not marked" : cellCount(marks.dead.length);
+    add("Dead", dead, marks.note || "undecided cells whose number is already known: clicking one teaches nothing");
+    add("50/50 pairs", String(marks.fifty_fifty.length), "two cells, one mine, that no other click can tell apart");
+  } else if (!solution.approximate) add("Dead", state.marksRequest ? "checking…" : "—");
   add("Solver", `${escapeHtml(solution.backend)}, ${ms} ms (limit ${solution.time_limit} s)`);
   if (solution.best_move) {
     const [r, c] = solution.best_move;
@@ -359,7 +494,7 @@ function showTip(event, el) {
   const r = Number(el.dataset.r);
   const c = Number(el.dataset.c);
   const v = state.grid.cells[r * state.grid.cols + c];
-  let html = `<b>(${r}, ${c})</b>`;
+  let html = `<b>(${r}, ${c})</b> <small>row ${r}, column ${c}</small>`;
   const solution = state.solution && sameBoard(state.solution, state.grid) ? state.solution : null;
   document.querySelectorAll(".hover-group").forEach((x) => x.classList.remove("hover-group"));
   if (v >= 0) html += ` revealed ${v}`;
@@ -381,19 +516,37 @@ function showTip(event, el) {
   } else html += " covered";
   tip.innerHTML = html;
   tip.hidden = false;
-  if (event) moveTip(event);
+  placeTip(el);
+  markRulers([r, c]);
 }
 
-function moveTip(event) {
+function placeTip(el) {
+  // Off the board: above it, in line with the cell, so that it never covers the cell, its
+  // neighbours (the numbers an explanation outlines) or the explanation below the board.
+  // Where the window has no room above the board, beside it; failing that, at the top.
   const tip = $("tip");
-  const x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
-  const y = Math.min(event.clientY + 16, window.innerHeight - tip.offsetHeight - 8);
+  const frame = $("board-frame").getBoundingClientRect();
+  const cell = el.getBoundingClientRect();
+  const w = tip.offsetWidth;
+  const h = tip.offsetHeight;
+  const gap = 6;
+  const clampX = (x) => Math.max(4, Math.min(x, window.innerWidth - w - 4));
+  const clampY = (y) => Math.max(4, Math.min(y, window.innerHeight - h - 4));
+  let x = clampX(cell.left);
+  let y = frame.top - h - gap;
+  if (y < 4) {
+    y = clampY(cell.top);
+    if (frame.right + gap + w <= window.innerWidth - 4) x = frame.right + gap;
+    else if (frame.left - gap - w >= 4) x = frame.left - gap - w;
+    else y = 4;
+  }
   tip.style.left = `${x}px`;
   tip.style.top = `${y}px`;
 }
 
 function hideTip() {
   $("tip").hidden = true;
+  markRulers(null);
   document.querySelectorAll(".hover-group").forEach((x) => x.classList.remove("hover-group"));
 }
 
@@ -404,6 +557,7 @@ function setCell(r, c, value) {
   grid.cells[r * grid.cols + c] = value;
   state.hint = null;
   $("hint").hidden = true;
+  $("why-panel").hidden = true;
   $("board-text").value = formatGrid(grid);
   render();
   if ($("auto").checked) scheduleSolve();
@@ -425,6 +579,7 @@ function emptyBoard(rows, cols, mines) {
   state.solution = null;
   state.hint = null;
   $("hint").hidden = true;
+  $("why-panel").hidden = true;
   $("board-text").value = formatGrid(state.grid);
   syncInputs();
   render();
@@ -448,6 +603,7 @@ async function playMoves(moves) {
     state.grid = parseCanonical(result.board);
     state.hint = null;
     $("hint").hidden = true;
+    $("why-panel").hidden = true;
     clearError();
     renderPlayStatus();
     if (result.state === "playing" && $("overlay").checked) await solveNow();
@@ -508,6 +664,7 @@ async function suggest() {
   const hint = $("hint");
   hint.hidden = false;
   hint.textContent = `asking ${player}…`;
+  $("why-panel").hidden = true;
   try {
     const answer = await api("/api/suggest", {
       board: formatGrid(state.grid),
@@ -517,10 +674,21 @@ async function suggest() {
     });
     state.hint = answer;
     const [r, c] = answer.move;
-    const p = state.solution && sameBoard(state.solution, state.grid) ? state.solution.probabilities[r][c] : null;
-    const odds = p === null ? "" : ` (mine probability ${(p * 100).toFixed(2)}%)`;
-    const why = answer.guess ? "a guess" : answer.moves.length > 1 ? `one of ${answer.moves.length} safe cells` : "a safe cell";
-    hint.innerHTML = `<b>${escapeHtml(player)}</b> would reveal <b>(${r}, ${c})</b>${odds}: ${why}.`;
+    const solution = state.solution && sameBoard(state.solution, state.grid) ? state.solution : null;
+    const p = solution ? solution.probabilities[r][c] : null;
+    let what;
+    if (!answer.guess) {
+      // One count of certain cells on the page: the exact answer's ("Certain safe" under
+      // Odds). A turn opens only those the player has found so far (its cheap rules find
+      // some before any count), so its own list is not another count of them.
+      what = solution ? `certain safe, one of the ${solution.safe.length} certain safe cells` : "certain safe";
+    } else what = `a guess, mine probability ${p === null ? "unknown" : `${(p * 100).toFixed(2)}%`}`;
+    hint.innerHTML = `<b>${escapeHtml(player)}</b> would reveal <b>(${r}, ${c})</b>: ${what}.`;
+    // "Why this guess" goes under the board, where there is room for its table.
+    const panel = $("why-panel");
+    panel.replaceChildren();
+    if (answer.why && answer.guess) panel.appendChild(whyPanel(answer.why));
+    panel.hidden = !(answer.why && answer.guess);
     if (state.mode === "play" && state.play && state.play.result.state === "playing") {
       const go = document.createElement("button");
       go.textContent = "Play it";
@@ -530,8 +698,65 @@ async function suggest() {
     }
     render();
   } catch (error) {
+    $("why-panel").hidden = true;
     hint.textContent = `${ERROR_TITLES[error.kind] || "Error"}: ${error.message}`;
   }
+}
+
+// What best's look-ahead weighs (mscsp/players/best.py), as /api/suggest's "why" gives it.
+const WHY_ROWS = [
+  ["safety", "safe now", "1 − its mine probability"],
+  ["survive2", "survives it and the next click", "the chance to survive this click, then the next one (the safest cells after each number it may show)"],
+  ["progress", "progress", "the chance this click is safe and makes some other cell certain"],
+  ["score", "score", "what the look-ahead ranks by"],
+];
+
+function whyPanel(why) {
+  // "Why this guess": the rule, then the pick's numbers beside the runner-up's.
+  const box = document.createElement("div");
+  box.id = "why";
+  box.className = "why";
+  const head = document.createElement("div");
+  head.className = "why-head";
+  head.textContent = `Why this guess: ${why.text}.`;
+  box.appendChild(head);
+  const pick = why.pick || { cell: why.cell };
+  const runner = why.runner_up;
+  const table = document.createElement("table");
+  const row = (cells, tag = "td") => {
+    const tr = document.createElement("tr");
+    for (const [text, title] of cells) {
+      const td = document.createElement(tag);
+      td.textContent = text;
+      if (title) td.title = title;
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  };
+  row([["", ""], [`${cellName(pick.cell)} picked`, "the pick"], ...(runner ? [[`${cellName(runner.cell)} runner-up`, "the next best candidate"]] : [])], "th");
+  for (const [key, label, title] of WHY_ROWS) {
+    if (pick[key] === undefined) continue;
+    row([[label, title], [pct(pick[key])], ...(runner ? [[pct(runner[key])]] : [])]);
+  }
+  box.appendChild(table);
+  const foot = document.createElement("div");
+  foot.className = "why-foot";
+  const parts = [];
+  if (pick.score !== undefined) parts.push(`score = survives both + ${why.progress_weight} × progress.`);
+  if (runner && why.lead !== null) {
+    const points = (why.lead * 100).toFixed(2);
+    parts.push(
+      why.lead > 1e-9
+        ? `${cellName(pick.cell)} beats ${cellName(runner.cell)} by ${points} points of score.`
+        : why.lead < -1e-9
+          ? `${cellName(runner.cell)} scores ${(-why.lead * 100).toFixed(2)} points more, but the rule above plays ${cellName(pick.cell)} first.`
+          : `Tied with ${cellName(runner.cell)}: the look-ahead takes the first in its order (safest, then row by row).`,
+    );
+  } else if (why.candidates === 1) parts.push("It was the only candidate.");
+  if (why.note) parts.push(why.note);
+  foot.textContent = parts.join(" ");
+  box.appendChild(foot);
+  return box;
 }
 
 // ---------------------------------------------------------------- wiring
@@ -547,6 +772,7 @@ function setMode(mode) {
   $("banner").hidden = true;
   state.hint = null;
   $("hint").hidden = true;
+  $("why-panel").hidden = true;
   clearError();
   if (mode === "play") newGame();
   else {
@@ -653,7 +879,6 @@ async function init() {
     state.hover = [hit[0], hit[1]];
     showTip(e, hit[2]);
   });
-  board.addEventListener("mousemove", moveTip);
   board.addEventListener("mouseleave", () => {
     state.hover = null;
     hideTip();
@@ -667,12 +892,16 @@ async function init() {
   $("board-text").addEventListener("input", () => {
     state.hint = null;
     $("hint").hidden = true;
+    $("why-panel").hidden = true;
     if ($("auto").checked) scheduleSolve(400);
   });
   $("backend").addEventListener("change", solveNow);
   $("overlay").addEventListener("change", () => (state.mode === "play" && $("overlay").checked && !state.solution ? solveNow() : render()));
   $("percent").addEventListener("change", render);
   $("mines").addEventListener("change", () => {
+    // A board text without a header takes the box's count as it is sent; one with a
+    // header has the header rewritten.
+    if (state.mode === "analyse" && !hasHeader($("board-text").value)) return solveNow();
     if (!state.grid) return;
     state.grid.mines = Math.max(0, Number($("mines").value) || 0);
     $("board-text").value = formatGrid(state.grid);
@@ -692,7 +921,12 @@ async function init() {
   $("random-seed").addEventListener("click", () => newGame(Math.floor(Math.random() * 1e9)));
 
   $("board-text").value = boardFromAddress() ?? meta.example;
+  document.body.dataset.ready = "true";
+  markReady(meta);
   await solveNow();
 }
 
-init().catch((error) => showError({ kind: "server", message: `cannot reach the analyser: ${error}` }));
+init().catch((error) => {
+  failReady(error);
+  showError({ kind: "server", message: `cannot reach the analyser: ${error}` });
+});

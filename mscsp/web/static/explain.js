@@ -7,6 +7,7 @@
   let solution = null; // the exact answer on the board, or null
   const cache = new Map(); // "board|r,c" -> explanation
   let pending = null;
+  let shown = null; // the explanation on show, or null
 
   function clear() {
     document.querySelectorAll(".explain-number, .explain-cell").forEach((el) =>
@@ -22,6 +23,7 @@
 
   function show(e) {
     clear();
+    shown = e;
     const [r, c] = e.cell;
     cellEl(r, c)?.classList.add("explain-cell");
     for (const [nr, nc] of e.numbers) cellEl(nr, nc)?.classList.add("explain-number");
@@ -60,9 +62,16 @@
 
   document.addEventListener("mscsp:render", (event) => {
     const next = event.detail.solution;
+    const before = solution;
     // Only exact answers carry certain cells (an estimate claims none).
     solution = next && next.board && next.approximate !== true ? next : null;
-    clear();
+    // A redraw of the same board (its marks arriving) keeps the explanation on show.
+    const same = shown && solution && before && before.board === solution.board;
+    if (same) show(shown);
+    else {
+      shown = null;
+      clear();
+    }
   });
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -74,6 +83,7 @@
       if (p === "0" || p === "1") explain(Number(el.dataset.r), Number(el.dataset.c));
       else {
         pending = null;
+        shown = null;
         clear();
       }
     });

@@ -82,12 +82,24 @@
       fail(`${file.name}: ${error.message || error}`);
       return;
     }
+    try {
+      // The page solves each step with its backend menu and controls: wait for them (a
+      // file opened as the page loads would otherwise meet no backend, and no Solve).
+      await window.mscspReady;
+    } catch (error) {
+      fail(`${file.name}: the page did not load (${error})`);
+      return;
+    }
     replay.data = answer;
     summarise(answer);
     byId("replay-body").hidden = false;
     const slider = byId("replay-slider");
     slider.max = String(answer.clicks.length);
     if (byId("tab-analyse").getAttribute("aria-selected") !== "true") byId("tab-analyse").click();
+    // The size boxes show the game's size at once (the solve sets them again).
+    byId("width").value = answer.cols;
+    byId("height").value = answer.rows;
+    byId("mines").value = answer.mines;
     show(0);
   }
 
