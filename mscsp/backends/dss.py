@@ -37,6 +37,11 @@ _ENUMERATE = 1 << 20
 _NODES = 256
 
 
+#: States (forward) or edges (backward) of one layer between two deadline checks, less one:
+#: a wide lattice's layer holds millions, and one layer ran 10 s past a 60 s limit.
+_CHECK_EVERY = (1 << 12) - 1
+
+
 class _OverBudget(Exception):
     """The enumeration would visit more than :data:`_NODES` nodes."""
 
@@ -252,7 +257,9 @@ def merged_search(component: Component, backend: Backend | None = None) -> Compo
         own = [p for p, (is_own, _) in enumerate(layout) if is_own]
         nxt: dict[tuple, int] = {}
         level_edges = []
-        for key, weight in alpha[-1].items():
+        for k, (key, weight) in enumerate(alpha[-1].items()):
+            if not k & _CHECK_EVERY and backend is not None:  # wide layers hold millions
+                backend._check_deadline(deadline)
             lo = 0
             hi = size
             residual = []
@@ -288,7 +295,9 @@ def merged_search(component: Component, backend: Backend | None = None) -> Compo
         prev: dict[tuple, int] = {}
         alpha_i = alpha[i]
         mass = 0
-        for key, x, new in edges[i]:
+        for k, (key, x, new) in enumerate(edges[i]):
+            if not k & _CHECK_EVERY and backend is not None:
+                backend._check_deadline(deadline)
             b = beta.get(new)
             if not b:
                 continue

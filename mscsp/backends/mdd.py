@@ -23,6 +23,7 @@ solutions, which bounds every coefficient. Results are exact Python integers.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -92,7 +93,7 @@ class Mdd:
         return sum(len(level.src) for level in self.levels)
 
 
-def compile_mdd(component: Component, check: Callable[[], None] | None = None) -> Mdd:
+def compile_mdd(component: Component, check: Callable[[float], None] | None = None) -> Mdd:
     """Compiles the component's decision diagram, a whole level at a time.
 
     The size of the diagram depends on the sweep order, and neither of the two sweeps,
@@ -105,7 +106,8 @@ def compile_mdd(component: Component, check: Callable[[], None] | None = None) -
 
     Args:
         component: The component.
-        check: Called once per level (a deadline check that raises to stop).
+        check: Called once per level with the seconds the last level took (a deadline
+            check that raises to stop when the next level would end past the deadline).
     """
     first = sweep_order(component)
     runs = [_levels(component, first, check)]
@@ -144,9 +146,11 @@ def _levels(component: Component, order: list[int], check) -> Iterator[Level]:
     cells_left = [sum(sizes[g] for g in groups) for groups, _ in component.constraints]
     open_now: list[int] = []
     states = np.zeros((1, 0), dtype=np.int16)
+    took = 0.0  # seconds the last level took: the next, as wide or wider, takes about as long
     for i, g in enumerate(order):
         if check is not None:
-            check()
+            check(took)
+        start = time.perf_counter()
         size, here = sizes[g], cons_of[g]
         column = {c: k for k, c in enumerate(open_now)}
         residual = np.empty((len(states), len(here)), dtype=np.int16)
@@ -173,7 +177,9 @@ def _levels(component: Component, order: list[int], check) -> Iterator[Level]:
             else:
                 new[:, k] = states[src, column[c]]
         states, dst = _merge(new)
-        yield Level.build(g, size, src, mines, dst, len(states))
+        level = Level.build(g, size, src, mines, dst, len(states))
+        took = time.perf_counter() - start
+        yield level
         open_now = after
 
 
@@ -399,8 +405,10 @@ class MddBackend(Backend):
     def count(self, component: Component) -> ComponentCount:
         deadline = self._deadline()
 
-        def check() -> None:
-            self._check_deadline(deadline)
+        def check(ahead: float = 0.0) -> None:
+            # A wide level takes seconds in one numpy call: one that would end past the
+            # deadline is not started (a 30x30 lattice ran 1.6 s past a 10 s limit).
+            self._check_deadline(None if deadline is None else deadline - ahead)
 
         mdd = compile_mdd(component, check)
         return count_mdd(mdd, component.n_groups, component.n_cells, check)
