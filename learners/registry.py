@@ -182,7 +182,8 @@ _SYSTEMS = (
         "ml",
         _JAX,
         "002 2.2",
-        "AlexNet-like CNN (flax.nnx) predicting mines, lowest-risk perimeter cell",
+        "AlexNet-like CNN without pooling (flax.nnx, 133,489 parameters) predicting mines, "
+        "lowest-risk perimeter cell",
         estimates=True,
     ),
     LearnedSystem(
@@ -223,7 +224,8 @@ _SYSTEMS = (
         "ml",
         _JAX,
         "004 v6.5",
-        "exact probabilities + deep Q on 3x3 score sub-states, single-pass training",
+        "exact probabilities + a net fitted once to Monte-Carlo discounted returns of 3x3 score "
+        "sub-states (the paper's deep Q; no TD, replay buffer or target network)",
     ),
     LearnedSystem(
         "csp-dqn-iter",
@@ -233,7 +235,8 @@ _SYSTEMS = (
         "ml",
         _JAX,
         "004 v6.0",
-        "exact probabilities + deep Q on 3x3 score sub-states, iterative training",
+        "exact probabilities + the csp-dqn net refitted on its own games, episode by episode, to "
+        "Monte-Carlo returns (no TD, replay buffer or target network)",
     ),
 )
 

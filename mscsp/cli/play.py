@@ -116,7 +116,9 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
     metavar="NAME",
     help=(
         f"Player: {', '.join(PLAYERS)}; a seed paper's learned system (mscsp learn system "
-        "--list); or learner:PATH (learner:default: the shipped model)."
+        "--list; csp-dqn and csp-dqn-iter are the paper's 'deep Q' guess: a small net fitted "
+        "to Monte-Carlo discounted returns, with no TD target, replay buffer or target "
+        "network); or learner:PATH (learner:default: the shipped model)."
     ),
 )
 @preset_option(" (default beginner unless --size/--mines)")
