@@ -153,15 +153,36 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
 
 
+#: Up to this many backends, a scatter plot for every pair; beyond, each against the leader
+#: (14 backends would make 91 plots that nobody reads).
+ALL_PAIRS_UP_TO = 5
+
+
+def scatter_pairs(runs: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The pairs of backends to draw: every pair of a few; of many, each against the one
+    that solved the most positions (the least total time on ties), which goes first."""
+    names = list(dict.fromkeys(r["backend"] for r in runs))
+    if len(names) <= ALL_PAIRS_UP_TO:
+        return list(itertools.combinations(names, 2))
+
+    def standing(name: str) -> tuple[int, float]:
+        mine = [r for r in runs if r["backend"] == name]
+        solved = [r for r in mine if r["status"] == "ok" and not r.get("wrong")]
+        return -len(solved), sum(float(r["seconds"]) for r in mine)
+
+    leader = min(names, key=standing)
+    return [(leader, name) for name in names if name != leader]
+
+
 def write_plots(runs: list[dict[str, Any]], folder: Path, time_limit: float | None) -> list[Path]:
-    """``cactus.png/.svg`` and ``scatter-A-vs-B.png/.svg`` for every pair of backends.
+    """``cactus.png/.svg`` and ``scatter-A-vs-B.png/.svg`` for the pairs of
+    :func:`scatter_pairs`.
 
     Raises:
         BackendUnavailableError: matplotlib is not installed.
     """
-    names = list(dict.fromkeys(r["backend"] for r in runs))
     written = cactus(runs, folder / "cactus", time_limit)
-    for first, second in itertools.combinations(names, 2):
+    for first, second in scatter_pairs(runs):
         stem = folder / f"scatter-{_slug(first)}-vs-{_slug(second)}"
         written += scatter(runs, first, second, stem, time_limit)
     return written

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mscsp.backends.approxmc import ApproxmcBackend
-from mscsp.bench_plots import cactus
+from mscsp.bench_plots import ALL_PAIRS_UP_TO, cactus, scatter_pairs
 from mscsp.benchmark import load_corpus, run_benchmark
 from mscsp.board import parse_board
 from mscsp.cli import main
@@ -152,3 +152,19 @@ def test_plots_without_matplotlib_name_the_extra(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(BackendUnavailableError, match=r"mscsp\[plot\]"):
         cactus([], tmp_path / "cactus", 1.0)
+
+
+def test_scatter_plots_pair_every_backend_of_a_few_and_the_leader_of_many() -> None:
+    def runs(names: list[str], solved: dict[str, int]) -> list[dict]:
+        return [
+            {"backend": name, "status": "ok" if i < solved[name] else "limit", "seconds": 1.0}
+            for name in names
+            for i in range(10)
+        ]
+
+    few = ["a", "b", "c"]
+    assert scatter_pairs(runs(few, dict.fromkeys(few, 5))) == [("a", "b"), ("a", "c"), ("b", "c")]
+    many = [f"b{i}" for i in range(ALL_PAIRS_UP_TO + 3)]
+    solved = {name: i for i, name in enumerate(many)}  # the last solves the most
+    pairs = scatter_pairs(runs(many, solved))
+    assert pairs == [(many[-1], name) for name in many[:-1]]
