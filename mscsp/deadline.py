@@ -34,13 +34,14 @@ class Deadline:
         """Seconds left, never below 0 (``None``: no limit)."""
         return None if self.end is None else max(self.end - time.perf_counter(), 0.0)
 
-    def check(self) -> None:
-        """Raises if the budget is spent.
+    def check(self, ahead: float = 0.0) -> None:
+        """Raises if the budget is spent, or would be ``ahead`` seconds from now (a step
+        of about that length is then not started: it would end past the limit).
 
         Raises:
-            SolverLimitError: The time limit has passed.
+            SolverLimitError: The time limit has passed, or will during the next step.
         """
-        if self.end is not None and time.perf_counter() > self.end:
+        if self.end is not None and time.perf_counter() + ahead > self.end:
             raise SolverLimitError(f"the solve hit its time limit of {self.seconds} s")
 
     @contextmanager

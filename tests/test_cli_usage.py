@@ -47,7 +47,7 @@ def test_replay_of_a_folder_is_one_line(tmp_path):
     result = invoke(["replay", str(tmp_path)])
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.exit_code == 2
-    assert len(lines) == 1 and "is a directory" in lines[0], result.stderr
+    assert len(lines) == 1 and "no replay files" in lines[0], result.stderr
 
 
 def test_help_is_still_help():

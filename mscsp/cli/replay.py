@@ -19,15 +19,24 @@ from ..replay import (
     rating_json,
     read_replay,
 )
-from .options import backend_option, json_option, reports_errors, time_limit_option
+from .options import (
+    AsciiInt,
+    backend_option,
+    executor_option,
+    json_option,
+    out_option,
+    reports_errors,
+    resume_option,
+    time_limit_option,
+    workers_option,
+)
 from .progress import Progress, progress_option, wanted
+from .replay_archive import is_archive, run_archive
 from .table import format_table
 
 
 @click.command()
-@click.argument(
-    "files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False)
-)
+@click.argument("files", metavar="PATH...", nargs=-1, required=True)
 @backend_option()
 @time_limit_option(
     0.0,
@@ -41,6 +50,31 @@ from .table import format_table
     help="List only the clicks that were not certain safe (the summary counts them all).",
 )
 @progress_option
+@workers_option("Worker processes rating an archive")
+@executor_option
+@out_option(
+    "Archive: one JSON line per game, written as it is rated (resumable with --resume).",
+    dir_okay=False,
+)
+@resume_option("archive rating")
+@click.option("--summary", is_flag=True, help="Archive: print the totals (also with --json).")
+@click.option("--csv", "csv_file", metavar="FILE", default=None, help="Archive: one row per game.")
+@click.option("--summary-json", metavar="FILE", default=None, help="Archive: the summary as JSON.")
+@click.option(
+    "--report", metavar="FILE.html", default=None, help="Archive: a self-contained HTML report."
+)
+@click.option(
+    "--endgame-layouts",
+    type=AsciiInt(min=0, max=10_000),
+    default=30,
+    show_default=True,
+    help="Archive accuracy: value guesses exactly when at most this many layouts are left.",
+)
+@click.option(
+    "--pluck",
+    is_flag=True,
+    help="Archive: have ms_toollib compute its pluck (luck) too, to compare (slower).",
+)
 @reports_errors
 def replay(
     files: tuple[str, ...],
@@ -49,10 +83,20 @@ def replay(
     as_json: bool,
     guesses_only: bool,
     progress: bool | None,
+    workers: int,
+    executor: str,
+    out: str | None,
+    resume: bool,
+    summary: bool,
+    csv_file: str | None,
+    summary_json: str | None,
+    report: str | None,
+    endgame_layouts: int,
+    pluck: bool,
 ) -> None:
-    """Rates every click of each replay FILE with the exact odds it was taken at.
+    """Rates every click of each replay PATH with the exact odds it was taken at.
 
-    FILE is a replay recorded by a Minesweeper program: .avf (Arbiter), .evf (Metasweeper),
+    A file is a replay recorded by a Minesweeper program: .avf (Arbiter), .evf (Metasweeper),
     .rmv (Viennasweeper) or .mvf (Minesweeper Clone); reading it needs the replay extra.
     Each click gets the mine probability of the cell clicked, the lowest probability on the
     board, and a verdict: forced, certain, best guess, or avoidable risk (with its cost, the
@@ -60,8 +104,43 @@ def replay(
     cells it opens. Cells are (row, col) counted from 0. With several files, each is rated
     in turn under a '==> FILE <==' line (--json: one object per line); a file that cannot be
     rated is reported on stderr and the others are still rated.
+
+    An archive (a PATH that is a folder, searched recursively for .avf .evf .evfs .rmv .mvf,
+    a glob pattern, or any of --out --resume --summary --csv --summary-json --report
+    --workers) is rated game by game in parallel, then its totals are printed: per board and
+    mode, by month, the worst mistakes (--json: each game's record, one per line, and the
+    totals last with --summary). A file that cannot be rated is listed with its reason and
+    the run goes on (exit 0). See the user guide for the records, accuracy and --resume.
     Exit codes: 0 ok, 2 bad or unsupported file, 4 ms_toollib missing, 5 solver limit.
     """
+    if is_archive(
+        files,
+        out=out,
+        resume=resume,
+        summary=summary,
+        csv=csv_file,
+        summary_json=summary_json,
+        report=report,
+        workers=workers != 1,
+    ):
+        run_archive(
+            files,
+            backend=backend,
+            time_limit=time_limit or None,
+            workers=workers,
+            executor=executor,
+            endgame_layouts=endgame_layouts,
+            pluck=pluck,
+            out=out,
+            resume=resume,
+            as_json=as_json,
+            summary=summary,
+            csv_file=csv_file,
+            summary_json=summary_json,
+            report=report,
+            show_progress=wanted(progress, as_json),
+        )
+        return
     if len(files) == 1:  # one file: its errors are the command's
         _rate(files[0], backend, time_limit, as_json, guesses_only)
         return

@@ -155,7 +155,7 @@ VOCABULARY: dict[str, SharedOption] = {
             "integer >= 0",
             1,
             {
-                **_same("play", "learn data", "learn train", "learn dagger"),
+                **_same("play", "replay", "learn data", "learn train", "learn dagger"),
                 "serve": Usage(
                     2,
                     kind=f"integer 0 to {MAX_SERVE_WORKERS}",
@@ -171,7 +171,7 @@ VOCABULARY: dict[str, SharedOption] = {
             "CPUs); results, logs and shards are the same either way",
             "one of process|ray",
             "process",
-            _same("play", "learn data", "learn dagger"),
+            _same("play", "replay", "learn data", "learn dagger"),
         ),
         SharedOption(
             "--json",
@@ -217,6 +217,7 @@ VOCABULARY: dict[str, SharedOption] = {
                     "learn dagger",
                     "learn sweep",
                     "learn ablation",
+                    "replay",
                 ),
                 "learn train": Usage(shown="runs/MODEL-LABELS"),
                 "learn system": Usage(shown="runs/NAME"),
@@ -228,7 +229,7 @@ VOCABULARY: dict[str, SharedOption] = {
             "continue the interrupted run recorded at --out",
             "flag",
             False,
-            _same("play", "bench", "learn system"),
+            _same("play", "bench", "learn system", "replay"),
             note="learn data, train, dagger, sweep and ablation resume when the same command "
             "runs again",
         ),

@@ -118,6 +118,9 @@ class Replay:
         mode: The game mode's name (see :data:`MODES`).
         software: The program that recorded it, as the file says.
         player: The player's name, as the file says.
+        metrics: ms_toollib's statistics of the game (3BV, 3BV/s, IOE, ...; see
+            ``_reader.METRICS``), ``None`` where it has none.
+        start_time: When the game started, microseconds since 1970 (``None``: not recorded).
     """
 
     rows: int
@@ -129,6 +132,8 @@ class Replay:
     mode: str = "standard"
     software: str = ""
     player: str = ""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    start_time: int | None = None
 
 
 @dataclass(frozen=True)
@@ -228,13 +233,23 @@ def _log10(value: Fraction) -> float:
     return log10(value.numerator) - log10(value.denominator)
 
 
-def read_replay(data: bytes, name: str, timeout: float = READ_TIMEOUT) -> Replay:
+def read_replay(
+    data: bytes,
+    name: str,
+    timeout: float = READ_TIMEOUT,
+    reader: ReaderProcess | None = None,
+    pluck: bool = False,
+) -> Replay:
     """Reads a replay file's bytes through ms_toollib (in a child process).
 
     Args:
         data: The file's contents.
         name: The file name, or just its extension: it picks the format.
         timeout: Seconds ms_toollib may take to read it, child start-up included.
+        reader: A child kept to read many files (:class:`ReaderProcess`); by default a
+            child is started for this file.
+        pluck: With ``reader``, have ms_toollib compute its pluck into ``metrics`` (it
+            solves every position: several times the reading time).
 
     Raises:
         InvalidInputError: An unknown extension, a corrupt, truncated or empty file, a game
@@ -252,12 +267,14 @@ def read_replay(data: bytes, name: str, timeout: float = READ_TIMEOUT) -> Replay
         raise InvalidInputError("the replay file is empty")
     if len(data) > MAX_BYTES:
         raise InvalidInputError(f"replay file too large ({len(data)} bytes; limit {MAX_BYTES})")
-    raw = _run_reader(ext, data, timeout)
+    if reader is None:
+        raw = _run_reader(ext, data, timeout)
+    else:
+        raw = reader.read(ext, data, timeout, pluck)
     return _replay_from(raw, ext)
 
 
 def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
-    corrupt = f"corrupt or truncated .{ext} file"
     env = dict(os.environ, RUST_BACKTRACE="0")
     # On a panic ms_toollib writes crash.log to the working directory: give the child an
     # empty one of its own, removed after, so reading a file leaves nothing behind.
@@ -278,22 +295,117 @@ def _run_reader(ext: str, data: bytes, timeout: float) -> dict[str, Any]:
                 f"reading the .{ext} replay took over {timeout:g} s (time limit; the file was "
                 "not judged)"
             ) from None
+    return _checked(ext, done.stdout, done.returncode)
+
+
+def _checked(ext: str, stdout: bytes, returncode: int | None) -> dict[str, Any]:
+    """The reader's answer for one file, or the error it means (``returncode``: the child's
+    exit status, ``None`` while it runs on)."""
+    corrupt = f"corrupt or truncated .{ext} file"
     try:
-        out = json.loads(done.stdout)
+        out = json.loads(stdout)
     except ValueError:
         out = None
     if isinstance(out, dict) and out.get("missing"):
         raise BackendUnavailableError(
             "reading replays needs ms_toollib: pip install 'mscsp[replay]'"
         )
-    if done.returncode == -signal.SIGKILL:
+    if returncode == -signal.SIGKILL:
         # Killed from outside (the out-of-memory killer, a worker stopped): no verdict either.
         raise SolverLimitError(f"the process reading the .{ext} replay was killed")
-    if done.returncode != 0 or not isinstance(out, dict):
+    if returncode not in (0, None) or not isinstance(out, dict):
         raise InvalidInputError(f"{corrupt}: ms_toollib could not read it")
     if "error" in out:
         raise InvalidInputError(f"{corrupt}: {out['error'][:200]}")
     return out
+
+
+class ReaderProcess:
+    """One reading child kept for many files (an archive): it saves starting Python and
+    ms_toollib for each file. A child that dies on a file (ms_toollib's aborts) or runs
+    past the time limit is replaced for the next file; :meth:`close` ends it."""
+
+    def __init__(self) -> None:
+        self._child: subprocess.Popen | None = None
+        self._scratch: tempfile.TemporaryDirectory | None = None
+
+    def _start(self) -> subprocess.Popen:
+        if self._child is None or self._child.poll() is not None:
+            self.close()
+            # ms_toollib's crash.log goes to a scratch directory of the child's own.
+            self._scratch = tempfile.TemporaryDirectory(
+                prefix="mscsp-replay-", ignore_cleanup_errors=True
+            )
+            self._child = subprocess.Popen(
+                [sys.executable, str(_READER), "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=dict(os.environ, RUST_BACKTRACE="0"),
+                cwd=self._scratch.name,
+            )
+        return self._child
+
+    def read(self, ext: str, data: bytes, timeout: float, pluck: bool = False) -> dict[str, Any]:
+        """The reader's answer for one file (the errors of :func:`read_replay`)."""
+        request = f"{ext} {len(data)} {int(pluck)}\n".encode() + data
+        line, returncode = self._ask(ext, request, timeout)
+        if returncode is not None:
+            # The child died before answering: on this file, or before it (killed from
+            # outside between two files). A fresh child tells which.
+            line, returncode = self._ask(ext, request, timeout)
+        return _checked(ext, line, returncode)
+
+    def _ask(self, ext: str, request: bytes, timeout: float) -> tuple[bytes, int | None]:
+        """The child's answer line, and its exit status if it died instead."""
+        import selectors
+        import time
+
+        child = self._start()
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            child.stdin.write(request)
+            child.stdin.flush()
+        except OSError:
+            pass  # it died on an earlier file: its exit status tells below
+        line = b""
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(child.stdout, selectors.EVENT_READ)
+            while not line.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    child.kill()  # stuck on this file: no waiting for it to finish
+                    self.close()
+                    raise SolverLimitError(
+                        f"reading the .{ext} replay took over {timeout:g} s (time limit; the "
+                        "file was not judged)"
+                    )
+                chunk = os.read(child.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    break  # the child died on this file
+                line += chunk
+        if line.endswith(b"\n"):
+            return line, None
+        returncode = child.wait()
+        self.close()
+        return line, returncode
+
+    def close(self) -> None:
+        """Ends the child (if any) and removes its scratch directory."""
+        if self._child is not None:
+            for stream in (self._child.stdin, self._child.stdout):
+                if stream is not None:
+                    stream.close()  # end of input: the child cleans up and exits
+            try:
+                self._child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                self._child.wait()
+            self._child = None
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
 
 def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
@@ -338,6 +450,8 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
         mode=MODES[raw["mode"]],
         software=raw["software"],
         player=raw["player"],
+        metrics=dict(raw.get("metrics") or {}),
+        start_time=raw.get("start_time"),
     )
 
 
@@ -392,9 +506,11 @@ def _rate(
     solution = solve(board, counter)
     exact = solution.exact
     p = exact[cell]
-    safest = min(exact.values())
-    best = solution.best_move
     safe_cells = len(solution.safe)
+    # Most clicks of a game have certain-safe cells beside them: then the lowest probability
+    # is 0, without comparing hundreds of fractions.
+    safest = Fraction(0) if safe_cells else min(exact.values())
+    best = solution.best_move
     if number == 1 or (p > 0 and p == max(exact.values()) == safest):
         verdict = "forced"
     elif p == 0:
@@ -420,6 +536,20 @@ def _rate(
     )
 
 
+def replay_fields(replay: Replay) -> dict[str, Any]:
+    """What a replay says of its game, as JSON-ready data: format, mode, software, player and
+    the board's size and mines."""
+    return {
+        "format": replay.format,
+        "mode": replay.mode,
+        "software": replay.software,
+        "player": replay.player,
+        "rows": replay.rows,
+        "cols": replay.cols,
+        "mines": replay.mines,
+    }
+
+
 def rating_json(rating: ReplayRating) -> dict[str, Any]:
     """The rating as JSON-ready data (``mscsp replay --json`` and ``/api/replay``)."""
     replay = rating.replay
@@ -443,13 +573,7 @@ def rating_json(rating: ReplayRating) -> dict[str, Any]:
             }
         )
     return {
-        "format": replay.format,
-        "mode": replay.mode,
-        "software": replay.software,
-        "player": replay.player,
-        "rows": replay.rows,
-        "cols": replay.cols,
-        "mines": replay.mines,
+        **replay_fields(replay),
         "layout": [[int(r), int(c)] for r, c in np.argwhere(replay.layout)],
         "clicks": clicks,
         "final_board": rating.final_board.to_text(),

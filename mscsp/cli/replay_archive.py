@@ -1,0 +1,140 @@
+"""``mscsp replay`` on an archive: many replay files rated in parallel, to a resumable log."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InvalidInputError
+from ..outlock import output_lock
+from .progress import Progress
+
+
+def is_archive(paths: tuple[str, ...], **options: Any) -> bool:
+    """Whether ``replay`` rates an archive (a folder, a glob pattern, or an archive option)
+    rather than printing each file's clicks."""
+    if any(options.values()):
+        return True
+    return any(os.path.isdir(p) or (not os.path.exists(p) and set("*?[") & set(p)) for p in paths)
+
+
+def run_archive(
+    paths: tuple[str, ...],
+    *,
+    backend: str,
+    time_limit: float | None,
+    workers: int,
+    executor: str,
+    endgame_layouts: int,
+    pluck: bool,
+    out: str | None,
+    resume: bool,
+    as_json: bool,
+    summary: bool,
+    csv_file: str | None,
+    summary_json: str | None,
+    report: str | None,
+    show_progress: bool,
+) -> None:
+    """Rates every replay under ``paths`` and writes what was asked (see ``replay --help``)."""
+    from ..replay.archive import ResultLog, collect
+
+    if resume and not out:
+        raise InvalidInputError("--resume continues the log of --out: give --out FILE too")
+    files, missing = collect(paths)
+    if not files:
+        # Nothing to rate at all is a usage error, not an empty archive.
+        named = "; ".join(f"{r['file']}: {r['reason']}" for r in missing)
+        raise InvalidInputError(named or "no replay files found")
+    with output_lock(out, "replay log"):
+        log = ResultLog(out) if out else None
+        done: dict = {}
+        if log is not None:
+            if log.path.exists() and log.path.stat().st_size and not resume:
+                raise InvalidInputError(
+                    f"{out} already holds results: --resume to carry on, or choose another file"
+                )
+            done = log.read()
+        records = _rate_all(
+            files,
+            done,
+            log,
+            backend,
+            time_limit,
+            workers,
+            executor,
+            endgame_layouts,
+            pluck,
+            as_json,
+            show_progress,
+        )
+    records = missing + records
+    for record in missing:
+        click.echo(f"mscsp: error: {record['file']}: {record['reason']}", err=True)
+    _write_outputs(records, summary, as_json, csv_file, summary_json, report)
+
+
+def _rate_all(
+    files: list[str],
+    done: dict,
+    log: Any,
+    backend: str,
+    time_limit: float | None,
+    workers: int,
+    executor: str,
+    endgame_layouts: int,
+    pluck: bool,
+    as_json: bool,
+    show_progress: bool,
+) -> list[dict[str, Any]]:
+    """The records of ``files``: those in ``done`` kept, the others rated (and logged)."""
+    from ..harness import parallel_map
+    from ..replay.archive import analyse_task, content_key
+
+    records: list[dict[str, Any]] = []
+    todo = []
+    done_paths = {file for file, _ in done}
+    for file in files:
+        # Only files already in the log are hashed here; the workers hash the others.
+        record = done.get((file, content_key(file))) if file in done_paths else None
+        if record is not None:
+            records.append(record)
+        else:
+            todo.append((file, backend, time_limit, endgame_layouts, pluck))
+    with Progress(len(files), "games", "rating", show_progress) as bar:
+        bar.skip(len(records))
+        for record in parallel_map(analyse_task, todo, workers, executor):
+            if log is not None:
+                log.append(record)
+            records.append(record)
+            if record["status"] != "ok":
+                click.echo(f"mscsp: error: {record['file']}: {record['reason']}", err=True)
+            elif as_json:
+                bar.echo(json.dumps(record))
+            bar.advance()
+    return records
+
+
+def _write_outputs(
+    records: list[dict[str, Any]],
+    summary: bool,
+    as_json: bool,
+    csv_file: str | None,
+    summary_json: str | None,
+    report: str | None,
+) -> None:
+    from ..replay.report import games_csv, html_report, summarise, summary_text
+
+    result = summarise(records)
+    if csv_file:
+        Path(csv_file).write_text(games_csv(records), encoding="utf-8")
+    if summary_json:
+        Path(summary_json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    if report:
+        Path(report).write_text(html_report(result, records), encoding="utf-8")
+    if summary or not as_json:
+        click.echo(json.dumps({"summary": result}) if as_json else summary_text(result))

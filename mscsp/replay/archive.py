@@ -1,0 +1,375 @@
+"""A player's archive of replays, rated game by game: the record of one game, and the files.
+
+:func:`collect` turns paths (files, folders searched recursively, glob patterns) into the
+replay files to rate; :func:`analyse_file` rates one of them and returns its record, a
+JSON-ready dict that never raises: a file that cannot be rated gives a record with
+``status: "error"`` and the reason. :class:`ResultLog` is the resumable ``--out`` file: one
+line per game, keyed by the file's path and content hash.
+
+The record of a rated game (``status: "ok"``) holds, beside what ``mscsp replay --json``
+summarises, ms_toollib's own statistics (``metrics``), the game's date, the needless guesses
+(guesses taken while a certain-safe cell was left), how it was lost (``loss``), and the
+accuracy of its guesses (see :func:`accuracy`).
+
+Accuracy: each guess (a click after the first that risked a mine) loses
+``value(best) - value(played)`` of the chance to win, where the value of a click is
+
+- ``exact``: its exact chance of winning the game with best play after it, from the
+  endgame search (:func:`mscsp.players.endgame.solve_endgame`), when at most
+  :data:`ENDGAME_LAYOUTS` mine layouts are left on the board and the search stays within its
+  budget;
+- ``survival``: else, its chance of not being a mine (``1 - p``): the loss is the click's
+  cost, the extra chance of losing it over the safest cell.
+
+A game's accuracy is ``100 * (1 - mean loss)`` over its guesses (100 with no guess): 100
+means every guess was the best one available.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..board import COVERED, Board
+from ..errors import BackendUnavailableError, MscspError, SolverLimitError
+from . import (
+    MAX_BYTES,
+    ClickRating,
+    ReaderProcess,
+    ReplayRating,
+    rate_replay,
+    read_replay,
+    replay_fields,
+)
+
+#: Extensions of replay files looked for in folders (``.evfs``: Metasweeper's sets).
+EXTENSIONS = ("avf", "evf", "evfs", "rmv", "mvf")
+#: Most mine layouts left for a guess to be valued by the exact endgame search.
+ENDGAME_LAYOUTS = 30
+#: Evaluations the endgame search may spend on one position before it gives up.
+ENDGAME_BUDGET = 100_000
+#: The standard boards, by (rows, cols, mines).
+PRESETS = {(9, 9, 10): "beginner", (16, 16, 40): "intermediate", (16, 30, 99): "expert"}
+_GLOB = set("*?[")
+#: This process's reading child, kept from file to file (see :func:`analyse_file`).
+_reader: ReaderProcess | None = None
+
+
+def _shared_reader() -> ReaderProcess:
+    global _reader
+    if _reader is None:
+        import atexit
+
+        _reader = ReaderProcess()
+        atexit.register(_reader.close)
+    return _reader
+
+
+def collect(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The replay files named by ``paths``, and an error record for each path that is none.
+
+    A file is taken whatever its extension (a wrong one is reported when rated); a folder
+    gives every file below it with an extension of :data:`EXTENSIONS` (any case), sorted; a
+    path that does not exist but holds ``*``, ``?`` or ``[`` is a glob pattern (``**`` goes
+    into folders). Each file comes once, in the order first named.
+    """
+    files: list[str] = []
+    errors: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def add(file: str) -> None:
+        if file not in seen:
+            seen.add(file)
+            files.append(file)
+
+    for path in paths:
+        if os.path.exists(path):
+            matches = [path]
+        elif _GLOB & set(path):
+            # A quoted pattern reaches us with its ~ unexpanded.
+            matches = sorted(glob.glob(os.path.expanduser(path), recursive=True))
+        else:
+            matches = []
+        if not matches:
+            errors.append(error_record(path, None, "no such file or folder"))
+        for match in matches:
+            if os.path.isdir(match):
+                found = _walk(match)
+                if not found:
+                    errors.append(error_record(match, None, "no replay files in this folder"))
+                for file in found:
+                    add(file)
+            else:
+                add(match)
+    return files, errors
+
+
+def _walk(folder: str) -> list[str]:
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            if name.rsplit(".", 1)[-1].lower() in EXTENSIONS and "." in name:
+                found.append(os.path.join(root, name))
+    return found
+
+
+def content_key(path: str) -> str | None:
+    """The hash that keys a file's record: SHA-256 of its bytes, ``size:N`` for a file over
+    the size limit, ``None`` for a file that cannot be read."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            return f"size:{size}"
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def error_record(file: str, key: str | None, reason: str) -> dict[str, Any]:
+    """The record of a file that was not rated."""
+    return {"file": file, "hash": key, "status": "error", "reason": reason}
+
+
+def analyse_file(
+    path: str,
+    backend: str = "dss",
+    time_limit: float | None = None,
+    endgame_layouts: int = ENDGAME_LAYOUTS,
+    pluck: bool = False,
+) -> dict[str, Any]:
+    """Rates one replay file; its record (see the module docstring). Never raises but for a
+    missing ms_toollib (:class:`BackendUnavailableError`: the same for every file).
+    ``pluck``: have ms_toollib compute its pluck too (slower: it solves every position)."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            return error_record(
+                path, f"size:{size}", f"replay file too large ({size} bytes; limit {MAX_BYTES})"
+            )
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return error_record(path, None, f"cannot read the file: {exc.strerror or exc}")
+    key = hashlib.sha256(data).hexdigest()
+    try:
+        replay = read_replay(data, path, reader=_shared_reader(), pluck=pluck)
+        rating = rate_replay(replay, backend, time_limit)
+        return {"file": path, "hash": key, "status": "ok", **game_record(rating, endgame_layouts)}
+    except BackendUnavailableError:
+        raise
+    except SolverLimitError as exc:
+        # A time limit or a killed reader is no verdict on the file: --resume tries it again.
+        return {**error_record(path, key, str(exc)), "retry": True}
+    except MscspError as exc:
+        return error_record(path, key, str(exc))
+    except Exception as exc:  # noqa: BLE001 - one odd file must not stop an archive's run
+        return error_record(path, key, f"internal error: {type(exc).__name__}: {exc}")
+
+
+def board_name(rows: int, cols: int, mines: int) -> str:
+    """``beginner``, ``intermediate``, ``expert``, or ``COLSxROWS/MINES`` for the others."""
+    return PRESETS.get((rows, cols, mines), f"{cols}x{rows}/{mines}")
+
+
+def game_record(rating: ReplayRating, endgame_layouts: int = ENDGAME_LAYOUTS) -> dict[str, Any]:
+    """What the archive keeps of one rated game (everything but the file's name and hash)."""
+    replay = rating.replay
+    summary = rating.summary()
+    guesses = [c for c in rating.clicks if c.guess]
+    values = [guess_value(c, endgame_layouts) for c in guesses]
+    losses = [v["loss"] for v in values]
+    worst = max(zip(losses, guesses, strict=True), key=lambda x: x[0], default=None)
+    return {
+        **replay_fields(replay),
+        "board": board_name(replay.rows, replay.cols, replay.mines),
+        "date": _date(replay.start_time),
+        "result": rating.result,
+        "metrics": replay.metrics,
+        "summary": summary,
+        "needless_guesses": sum(c.safe_cells > 0 for c in guesses),
+        "loss": loss_kind(rating),
+        "accuracy": accuracy(losses),
+        "clicks": [_click(c, v) for c, v in zip(guesses, values, strict=True)],
+        "worst": None
+        if worst is None or worst[0] <= 0
+        else {**_click(worst[1], values[guesses.index(worst[1])]), "board": _text(worst[1])},
+    }
+
+
+def _date(start_time: int | None) -> str | None:
+    # Files without a clock say 0; a year past 9999 is a corrupt field, not a date.
+    if not start_time or start_time <= 0:
+        return None
+    try:
+        when = datetime.fromtimestamp(start_time / 1e6, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _text(click: ClickRating) -> str:
+    return click.board.to_text()
+
+
+def _click(click: ClickRating, value: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "number": click.number,
+        "cell": list(click.cell),
+        "probability": float(click.probability),
+        "safest": float(click.safest),
+        "best_cell": list(click.best_cell),
+        "safe_cells": click.safe_cells,
+        "verdict": click.verdict,
+        "survived": click.survived,
+        **value,
+    }
+
+
+def loss_kind(rating: ReplayRating) -> dict[str, Any] | None:
+    """How a lost game was lost: ``forced`` (a coin toss: every covered cell was as likely a
+    mine, or the first click), ``good guess`` (the safest cell, and it was a mine) or
+    ``mistake`` (a riskier cell than the safest, or a certain-safe cell was left)."""
+    lost = rating.lost_click
+    if lost is None:
+        return None
+    kind = {"forced": "forced", "best guess": "good guess"}.get(lost.verdict, "mistake")
+    return {
+        "kind": kind,
+        "click": lost.number,
+        "cell": list(lost.cell),
+        "probability": float(lost.probability),
+        "safest": float(lost.safest),
+    }
+
+
+def accuracy(losses: list[float]) -> float:
+    """A game's accuracy: ``100 * (1 - mean loss)`` over its guesses, 100 with none."""
+    if not losses:
+        return 100.0
+    return 100.0 * (1.0 - sum(losses) / len(losses))
+
+
+def guess_value(click: ClickRating, endgame_layouts: int = ENDGAME_LAYOUTS) -> dict[str, Any]:
+    """The guess's chance of winning (``value``), the best click's (``best_value``), the
+    ``loss`` between them and which values they are (``source``: ``exact`` or ``survival``;
+    see the module docstring)."""
+    exact = _exact_values(click.board, click.cell, endgame_layouts)
+    if exact is not None:
+        played, best = exact
+        source = "exact"
+    else:
+        played, best = 1.0 - float(click.probability), 1.0 - float(click.safest)
+        source = "survival"
+    # The played cell can never beat the best click; float noise must not make it look so.
+    loss = max(0.0, best - played)
+    return {"value": played, "best_value": best, "loss": loss, "source": source}
+
+
+def _exact_values(board: Board, cell: tuple[int, int], limit: int) -> tuple[float, float] | None:
+    """The exact chances of winning after clicking ``cell`` and after the best click, or
+    ``None`` when the position has more than ``limit`` layouts or the search gives up."""
+    from ..players.endgame import enumerate_layouts, solve_endgame
+
+    found = enumerate_layouts(board, limit)
+    if found is None or not found[1]:
+        return None
+    best = solve_endgame(board, limit, ENDGAME_BUDGET)
+    if best is None:
+        return None
+    unknown, layouts = found
+    index = {c: i for i, c in enumerate(unknown)}
+    i = index[cell]
+    rows, cols = board.shape
+    near = 0
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            other = (cell[0] + dr, cell[1] + dc)
+            if other != cell and other in index:
+                near |= 1 << index[other]
+    # The layouts where the cell is safe, by the number it shows. A zero's cascade opens only
+    # certain-safe cells, which best play opens anyway: the value of the position with the
+    # bare number is the value after the cascade.
+    shown = Counter(bin(layout & near).count("1") for layout in layouts if not layout >> i & 1)
+    value = Fraction(0)
+    for number, count in shown.items():
+        after = _position_value(_with_number(board, cell, number), limit)
+        if after is None:
+            return None
+        value += Fraction(count, len(layouts)) * Fraction(after)
+    return float(value), float(best[1])
+
+
+def _with_number(board: Board, cell: tuple[int, int], number: int) -> Board:
+    cells = board.cells.copy()
+    cells[cell] = number
+    return Board(cells, board.mines)
+
+
+def _position_value(board: Board, limit: int) -> float | None:
+    """The exact chance of winning a position with best play (1 when no safe cell is left)."""
+    from ..players.endgame import enumerate_layouts, solve_endgame
+
+    if int((board.cells == COVERED).sum()) == board.mines:
+        return 1.0
+    layouts = enumerate_layouts(board, limit)
+    if layouts is not None and len(layouts[1]) == 1:
+        return 1.0  # the mines are known: the rest is certain-safe clicks
+    found = solve_endgame(board, limit, ENDGAME_BUDGET)
+    return None if found is None else float(found[1])
+
+
+class ResultLog:
+    """The ``--out`` file: one JSON record per line, appended as each game is rated.
+
+    A line is written whole and flushed at once, under the output's lock (held by the
+    caller), so a killed run leaves at most its last line cut short: :meth:`read` drops it
+    (and truncates the file there), and the game is rated again.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def read(self) -> dict[tuple[str, str | None], dict[str, Any]]:
+        """The records already written, by ``(file, hash)``; a cut last line is removed.
+        Records marked ``retry`` (a time limit, not a verdict) are left out: rated again."""
+        if not self.path.exists():
+            return {}
+        raw = self.path.read_bytes()
+        done: dict[tuple[str, str | None], dict[str, Any]] = {}
+        good = 0  # bytes of whole, valid lines
+        for line in raw.splitlines(keepends=True):
+            try:
+                record = json.loads(line)
+                if not line.endswith(b"\n") or not isinstance(record, dict):
+                    raise ValueError
+                key = (record["file"], record["hash"])
+            except (ValueError, KeyError, TypeError):
+                break  # a cut line ends what was written whole
+            if not record.get("retry"):
+                done[key] = record
+            good += len(line)
+        if good < len(raw):
+            with self.path.open("r+b") as f:
+                f.truncate(good)
+        return done
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Writes one record as a line, flushed to the disk."""
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def analyse_task(args: tuple[str, str, float | None, int, bool]) -> dict[str, Any]:
+    """:func:`analyse_file` on one ``(path, backend, time_limit, endgame_layouts, pluck)``
+    (picklable, for worker pools)."""
+    return analyse_file(*args)

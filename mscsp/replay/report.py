@@ -1,0 +1,322 @@
+"""What an archive of rated games says: totals per board and mode, trends by month, the worst
+mistakes, and its exports (CSV of the games, JSON of the summary, an HTML report).
+
+Everything here works on the records of :mod:`mscsp.replay.archive` (the lines of
+``--out``), so a summary can be made again from a finished run without rating anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections import defaultdict
+from collections.abc import Iterable
+from statistics import mean
+from typing import Any
+
+from ..harness import wilson
+
+#: Games in the worst-mistakes list.
+WORST = 10
+#: The per-game columns of the CSV export: (header, path into the record).
+CSV_COLUMNS = (
+    ("file", ("file",)),
+    ("hash", ("hash",)),
+    ("status", ("status",)),
+    ("reason", ("reason",)),
+    ("date", ("date",)),
+    ("board", ("board",)),
+    ("mode", ("mode",)),
+    ("player", ("player",)),
+    ("result", ("result",)),
+    ("clicks", ("summary", "clicks")),
+    ("guesses", ("summary", "guesses")),
+    ("needless_guesses", ("needless_guesses",)),
+    ("luck", ("summary", "luck")),
+    ("accuracy", ("accuracy",)),
+    ("avoidable_cost", ("summary", "avoidable_cost")),
+    ("loss", ("loss", "kind")),
+    ("bbbv", ("metrics", "bbbv")),
+    ("bbbv_s", ("metrics", "bbbv_s")),
+    ("time", ("metrics", "rtime")),
+    ("ioe", ("metrics", "ioe")),
+    ("corr", ("metrics", "corr")),
+    ("thrp", ("metrics", "thrp")),
+    ("rqp", ("metrics", "rqp")),
+    ("stnb", ("metrics", "stnb")),
+    ("zini", ("metrics", "zini")),
+    ("op", ("metrics", "op")),
+    ("isl", ("metrics", "isl")),
+)
+
+
+def _get(record: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = record
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _mean(values: Iterable[Any]) -> float | None:
+    kept = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return mean(kept) if kept else None
+
+
+def group_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals of rated games: win rate with its 95 % Wilson interval, mean luck (of all
+    games, of the wins, of the losses: were the wins lucky?), accuracy, 3BV/s, IOE, the
+    needless guesses, and how the losses were lost."""
+    wins = sum(g["result"] == "won" for g in games)
+    finished = sum(g["result"] in ("won", "lost") for g in games)
+    low, high = wilson(wins, finished)
+    losses: dict[str, int] = defaultdict(int)
+    for g in games:
+        if g.get("loss"):
+            losses[g["loss"]["kind"]] += 1
+    return {
+        "games": len(games),
+        "finished": finished,
+        "wins": wins,
+        "win_rate": wins / finished if finished else None,
+        "win_rate_95": [low, high],
+        "luck": _mean(g["summary"]["luck"] for g in games),
+        "luck_wins": _mean(g["summary"]["luck"] for g in games if g["result"] == "won"),
+        "luck_losses": _mean(g["summary"]["luck"] for g in games if g["result"] == "lost"),
+        "accuracy": _mean(g["accuracy"] for g in games),
+        "bbbv_s": _mean(_get(g, ("metrics", "bbbv_s")) for g in games),
+        "ioe": _mean(_get(g, ("metrics", "ioe")) for g in games),
+        "guesses": sum(g["summary"]["guesses"] for g in games),
+        "needless_guesses": sum(g["needless_guesses"] for g in games),
+        "losses": dict(sorted(losses.items())),
+    }
+
+
+def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str, Any]:
+    """The archive's summary: ``all`` games, ``groups`` per board and mode, ``trends`` per
+    board and month, the ``worst`` mistakes, and the files that were not rated
+    (``errors``)."""
+    records = list(records)
+    games = [r for r in records if r.get("status") == "ok"]
+    errors = [{"file": r["file"], "reason": r.get("reason", "")} for r in records if r not in games]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    months: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for g in games:
+        groups[(g["board"], g["mode"])].append(g)
+        months[(g["board"], (g.get("date") or "undated")[:7])].append(g)
+    mistakes = []
+    for g in games:
+        for c in g.get("clicks", []):
+            if c["loss"] > 0:
+                mistakes.append({"file": g["file"], "board_name": g["board"], **c})
+    mistakes.sort(key=lambda m: (-m["loss"], m["file"], m["number"]))
+    boards = {g["file"]: g.get("worst") for g in games}
+    for m in mistakes[:worst]:
+        shown = boards.get(m["file"])
+        if shown and shown["number"] == m["number"]:
+            m["board"] = shown["board"]
+    return {
+        "files": len(records),
+        "rated": len(games),
+        "errors": errors,
+        "all": group_summary(games),
+        "groups": [
+            {"board": b, "mode": mode, **group_summary(gs)}
+            for (b, mode), gs in sorted(groups.items())
+        ],
+        "trends": [
+            {"board": b, "month": month, **group_summary(gs)}
+            for (b, month), gs in sorted(months.items())
+        ],
+        "worst": mistakes[:worst],
+    }
+
+
+def games_csv(records: Iterable[dict[str, Any]]) -> str:
+    """One CSV row per file (rated or not), columns :data:`CSV_COLUMNS`."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([name for name, _ in CSV_COLUMNS])
+    for record in records:
+        row = []
+        for _, path in CSV_COLUMNS:
+            value = _get(record, path)
+            row.append("" if value is None else value)
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f} %"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def summary_rows(groups: list[dict[str, Any]], first: str) -> list[list[str]]:
+    """Table rows of group summaries (``first``: the key shown in the first column)."""
+    rows = []
+    for g in groups:
+        low, high = g["win_rate_95"]
+        rows.append(
+            [
+                f"{g['board']} {g[first]}",
+                str(g["games"]),
+                _pct(g["win_rate"]),
+                f"{_pct(low)} - {_pct(high)}" if g["finished"] else "-",
+                _num(g["luck"]),
+                _num(g["luck_wins"]),
+                _num(g["accuracy"], 4),
+                str(g["needless_guesses"]),
+                _num(g["bbbv_s"]),
+                _num(g["ioe"]),
+            ]
+        )
+    return rows
+
+
+SUMMARY_COLUMNS = (
+    "board",
+    "games",
+    "win rate",
+    "95 % interval",
+    "luck",
+    "luck (wins)",
+    "accuracy",
+    "needless",
+    "3BV/s",
+    "IOE",
+)
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    """The summary as text tables (what ``--summary`` prints)."""
+    from ..cli.table import format_table
+
+    lines = [
+        f"{summary['rated']} of {summary['files']} files rated, {len(summary['errors'])} not rated",
+        "",
+        format_table(SUMMARY_COLUMNS, summary_rows(summary["groups"], "mode")),
+    ]
+    if summary["trends"]:
+        lines += ["", "by month:"]
+        lines.append(format_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)))
+    if summary["worst"]:
+        lines += ["", "worst mistakes (loss of the chance to win):"]
+        for m in summary["worst"]:
+            lines.append(
+                f"  {m['file']}: click {m['number']} at ({m['cell'][0]},{m['cell'][1]}), "
+                f"p = {m['probability']:.3f}, safest {m['safest']:.3f}, loss {m['loss']:.3f} "
+                f"({m['source']})"
+            )
+    for e in summary["errors"]:
+        lines.append(f"not rated: {e['file']}: {e['reason']}")
+    return "\n".join(lines)
+
+
+def _month_rows(summary: dict[str, Any]) -> list[list[str]]:
+    return summary_rows(summary["trends"], "month")
+
+
+def html_report(summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    """A self-contained HTML page of the summary, with plots as inline PNG images."""
+    games = [r for r in records if r.get("status") == "ok"]
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>mscsp archive report</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:"
+        "collapse;margin:1em 0}td,th{border:1px solid #999;padding:.2em .5em;text-align:right}"
+        "th{background:#eee}td:first-child{text-align:left}pre{background:#f6f6f6;"
+        "padding:.5em;display:inline-block}img{max-width:100%}</style></head><body>",
+        "<h1>Archive report</h1>",
+        f"<p>{summary['rated']} of {summary['files']} files rated, "
+        f"{len(summary['errors'])} not rated.</p>",
+        "<h2>By board and mode</h2>",
+        _html_table(SUMMARY_COLUMNS, summary_rows(summary["groups"], "mode")),
+    ]
+    for title, png in _plots(summary, games):
+        parts.append(f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='{png}'>")
+    parts += [
+        "<h2>By month</h2>",
+        _html_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)),
+        "<h2>Worst mistakes</h2>",
+    ]
+    for m in summary["worst"]:
+        parts.append(
+            f"<p>{html.escape(m['file'])}: click {m['number']} at ({m['cell'][0]},"
+            f"{m['cell'][1]}), p = {m['probability']:.3f}, safest {m['safest']:.3f}, loss "
+            f"{m['loss']:.3f} ({m['source']})</p>"
+        )
+        if m.get("board"):
+            parts.append(f"<pre>{html.escape(m['board'])}</pre>")
+    if summary["errors"]:
+        parts.append("<h2>Files not rated</h2><ul>")
+        for e in summary["errors"]:
+            parts.append(f"<li>{html.escape(e['file'])}: {html.escape(e['reason'])}</li>")
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _html_table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _plots(summary: dict[str, Any], games: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(title, data URL) of each plot; none when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    plots = []
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    dated = [t for t in summary["trends"] if t["month"] != "undated"]
+    # One month axis for every board, in calendar order (categorical axes keep the order
+    # in which the first series names them).
+    months = sorted({t["month"] for t in dated})
+    for board in sorted({t["board"] for t in dated}):
+        points = [t for t in dated if t["board"] == board and t["win_rate"] is not None]
+        if points:
+            xs = [months.index(t["month"]) for t in points]
+            ax.plot(xs, [100 * t["win_rate"] for t in points], marker="o", label=board)
+    ax.set_xticks(range(len(months)), months, rotation=45)
+    ax.set_ylabel("win rate (%)")
+    ax.set_xlabel("month")
+    if dated:
+        ax.legend()
+    plots.append(("Win rate by month", _png(fig)))
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for result, colour in (("won", "tab:green"), ("lost", "tab:red")):
+        chosen = [g for g in games if g["result"] == result]
+        ax.scatter(
+            [g["accuracy"] for g in chosen],
+            [g["summary"]["luck"] for g in chosen],
+            s=10,
+            c=colour,
+            label=result,
+            alpha=0.6,
+        )
+    ax.set_xlabel("accuracy")
+    ax.set_ylabel("luck (chance of surviving the guesses)")
+    ax.legend()
+    plots.append(("Luck against accuracy", _png(fig)))
+    plt.close("all")
+    return plots
+
+
+def _png(fig: Any) -> str:
+    import base64
+
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=80)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
