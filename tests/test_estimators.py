@@ -25,7 +25,16 @@ from mscsp.metrics import CellErrors, cell_errors
 from mscsp.positions import sample_positions
 
 #: One of each kind of estimator (the counting backends have their own brute-force tests).
-SPECS = ["dss", "approxmc", "sampler:300", "csp-limited", "learner:default", "alexnet"]
+SPECS = [
+    "dss",
+    "approxmc",
+    "sampler:300",
+    "csp-limited",
+    "bp",
+    "mcmc:50",
+    "learner:default",
+    "alexnet",
+]
 
 #: A small position with a flag (on a true mine), to check flags and revealed cells.
 FLAGGED = "5x5x4\n1F1??\n111??\n?????\n?????\n?????\n"

@@ -3,7 +3,8 @@
 Three families share one interface (:class:`Estimator`) and one registry
 (:func:`estimator_kinds`, ordered; its first entry, the default counting backend, is the
 default): **exact** counting backends through :func:`mscsp.solve`; **approximate** ones
-(``approxmc``, the uniform sampler ``sampler:N``, ``csp-limited``'s limited traversal);
+(``approxmc``, the uniform sampler ``sampler:N``, ``csp-limited``'s limited traversal,
+loopy belief propagation ``bp:ITERS``, Markov chains ``mcmc:SWEEPS``);
 and **learned** models (``learner:PATH``, the seed nets that predict per cell), found
 through ``learners.registry`` on first use, so ``import mscsp`` never loads JAX.
 
@@ -19,7 +20,7 @@ import functools
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
 from ..validate import check_text, check_time_limit
-from . import limited, sampling
+from . import bp, limited, mcmc, sampling
 from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board
 from .counting import CountingEstimator, counting_kinds
 from .learned import LearnedEstimator, learned_kinds
@@ -34,12 +35,12 @@ _learned = functools.cache(learned_kinds)
 
 def estimator_kinds() -> dict[str, EstimatorKind]:
     """Every estimator by name: exact and approximate counters, the sampler, the limited
-    traversal, then the learned models; the first is the default.
+    traversal, belief propagation, MCMC, then the learned models; the first is the default.
 
     The counters are read from :data:`mscsp.backends.BACKENDS` on each call, so a backend
     registered there is an estimator at once.
     """
-    kinds = [*counting_kinds(), sampling.KIND, limited.KIND, *_learned()]
+    kinds = [*counting_kinds(), sampling.KIND, limited.KIND, bp.KIND, mcmc.KIND, *_learned()]
     return {kind.name: kind for kind in kinds}
 
 
