@@ -22,7 +22,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 base_url = browser.base_url
-driver = browser.driver
 
 #: A beginner position: a frontier with several components and free cells.
 BOARD = (

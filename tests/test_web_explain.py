@@ -20,7 +20,6 @@ from mscsp import solve  # noqa: E402
 from mscsp.explain import explain_certain  # noqa: E402
 
 base_url = browser.base_url
-driver = browser.driver
 
 
 def test_hovering_a_certain_cell_outlines_its_forcing_numbers(driver, base_url, tmp_path):

@@ -152,9 +152,13 @@ def overlap(a: dict, b: dict) -> bool:
 
 def facts(driver) -> dict[str, str]:
     """The Odds panel's facts, name to value."""
-    names = driver.find_elements(By.CSS_SELECTOR, "#facts dt")
-    values = driver.find_elements(By.CSS_SELECTOR, "#facts dd")
-    return {n.text: v.text for n, v in zip(names, values, strict=True)}
+    # Read in one script: the panel is redrawn when the dead cells and 50/50s arrive, which
+    # would leave elements found one call earlier stale.
+    return driver.execute_script(
+        "const names = [...document.querySelectorAll('#facts dt')].map(e => e.innerText);"
+        "const values = [...document.querySelectorAll('#facts dd')].map(e => e.innerText);"
+        "return Object.fromEntries(names.map((n, i) => [n, values[i]]));"
+    )
 
 
 def cli_labels(solution: mscsp.Solution) -> dict[tuple[int, int], str]:
@@ -244,7 +248,7 @@ def test_certain_safe_cells_are_counted_once(driver, base_url):
         moves = get_player("best").next_moves(board, np.random.default_rng(0))
         if 1 < len(moves) < len(safe):
             break
-    paste(driver, board.to_text())
+    paste_marked(driver, board.to_text())
     assert facts(driver)["Certain safe"] == f"{len(safe)} cells"
     driver.find_element(By.ID, "suggest").click()
     hint = driver.find_element(By.ID, "hint")
