@@ -453,3 +453,13 @@ def test_a_time_limit_is_no_verdict_and_resume_rates_it_again(tmp_path: Path) ->
     assert first[0]["status"] == "error" and first[0]["retry"] is True
     assert run(str(folder), "--out", str(out), "--resume").exit_code == 0
     assert records_of(out)[-1]["status"] == "ok"
+
+
+@pytest.mark.parametrize("option", ["--csv", "--summary-json", "--report"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(option, tmp_path):
+    missing = tmp_path / "no-such-folder" / "out.file"
+    for path, words in ((missing, "does not exist"), (tmp_path, "is a folder")):
+        result = CliRunner().invoke(main, ["replay", str(FIXTURES), option, str(path)])
+        assert result.exit_code == 2, result.output
+        assert words in result.output and "==>" not in result.output
+        assert len(result.output.strip().splitlines()) == 1

@@ -45,6 +45,12 @@ def run_archive(
 
     if resume and not out:
         raise InvalidInputError("--resume continues the log of --out: give --out FILE too")
+    for option, path in (
+        ("--csv", csv_file),
+        ("--summary-json", summary_json),
+        ("--report", report),
+    ):
+        _check_writable(option, path)  # before the run: not after an hour of rating
     files, missing = collect(paths)
     if not files:
         # Nothing to rate at all is a usage error, not an empty archive.
@@ -130,11 +136,30 @@ def _write_outputs(
     from ..replay.report import games_csv, html_report, summarise, summary_text
 
     result = summarise(records)
-    if csv_file:
-        Path(csv_file).write_text(games_csv(records), encoding="utf-8")
-    if summary_json:
-        Path(summary_json).write_text(json.dumps(result, indent=1), encoding="utf-8")
-    if report:
-        Path(report).write_text(html_report(result, records), encoding="utf-8")
+    for option, path, make in (
+        ("--csv", csv_file, lambda: games_csv(records)),
+        ("--summary-json", summary_json, lambda: json.dumps(result, indent=1)),
+        ("--report", report, lambda: html_report(result, records)),
+    ):
+        if path:
+            try:
+                Path(path).write_text(make(), encoding="utf-8")
+            except OSError as exc:
+                raise InvalidInputError(f"{option} {path}: {exc.strerror}") from None
     if summary or not as_json:
         click.echo(json.dumps({"summary": result}) if as_json else summary_text(result))
+
+
+def _check_writable(option: str, path: str | None) -> None:
+    """Refuses, in one line, an output file that cannot be written: a missing folder, a
+    folder given as the file, or a folder without write permission."""
+    if not path:
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InvalidInputError(f"{option} {path}: is a folder, not a file")
+    if not folder.is_dir():
+        raise InvalidInputError(f"{option} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise InvalidInputError(f"{option} {path}: folder {folder} is not writable")
