@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import socket
 import threading
 import time
@@ -22,31 +21,12 @@ from pathlib import Path
 import click
 import numpy as np
 import pytest
-
-import mscsp
-from mscsp.errors import format_cell
-from mscsp.players import get_player
-from mscsp.render import probability_map
-
-pytest.importorskip("starlette", reason="the web analyser needs pip install 'mscsp[web]'")
-uvicorn = pytest.importorskip("uvicorn", reason="the web analyser needs pip install 'mscsp[web]'")
-webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium")
-
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from mscsp.web.app import create_app  # noqa: E402
-from mscsp.web.service import Limits, marks_request, suggest_request  # noqa: E402
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if CHROMIUM is None or CHROMEDRIVER is None:
-    pytest.skip(
-        "headless Chromium is not installed (apt-get install chromium chromium-driver)",
-        allow_module_level=True,
-    )
-
+# The browser tests' module skips this one too where Starlette, uvicorn, Selenium or
+# Chromium is missing (its checks run on import).
 from test_web_browser import (  # noqa: E402
     WAIT,
     assert_heat_map_is,
@@ -55,9 +35,17 @@ from test_web_browser import (  # noqa: E402
     open_page,
     paste,
     solved,
+    uvicorn,
     wait_solved,
 )
 from test_web_insight import BAD, guess_positions, named_cell  # noqa: E402
+
+import mscsp
+from mscsp.errors import format_cell
+from mscsp.players import get_player
+from mscsp.render import probability_map
+from mscsp.web.app import create_app  # noqa: E402
+from mscsp.web.service import Limits, marks_request, suggest_request  # noqa: E402
 
 #: Seconds the slow server holds /api/meta: longer than a replay takes to be rated.
 META_DELAY = 6.0
