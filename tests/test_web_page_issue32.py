@@ -21,12 +21,20 @@ from pathlib import Path
 import click
 import numpy as np
 import pytest
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from test_web_insight import BAD, guess_positions, named_cell  # noqa: E402
+
+import mscsp
+from mscsp.errors import format_cell
+from mscsp.players import get_player
+from mscsp.render import probability_map
+
+pytest.importorskip("selenium", reason="browser tests need selenium")
 
 # The browser tests' module skips this one too where Starlette, uvicorn, Selenium or
 # Chromium is missing (its checks run on import).
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from test_web_browser import (  # noqa: E402
     WAIT,
     assert_heat_map_is,
@@ -38,12 +46,7 @@ from test_web_browser import (  # noqa: E402
     uvicorn,
     wait_solved,
 )
-from test_web_insight import BAD, guess_positions, named_cell  # noqa: E402
 
-import mscsp
-from mscsp.errors import format_cell
-from mscsp.players import get_player
-from mscsp.render import probability_map
 from mscsp.web.app import create_app  # noqa: E402
 from mscsp.web.service import Limits, marks_request, suggest_request  # noqa: E402
 
