@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernel import solve_flat
-from ._kernel_status import APPROX, DONE, REDUCED
+from ._kernel import TIE, solve_flat
+from ._kernel_status import APPROX, COUNTED, DONE, REDUCED, SURE_MINE, SURE_SAFE
 from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -205,6 +205,35 @@ def _lowest_float(flagged, probs, nbrs):
 
 
 @njit(cache=True)
+def _lowest_certain(flagged, probs, odds, nbrs):
+    """:func:`_lowest` from the floating-point map where it must give the same cell: the
+    cells within :data:`TIE` of the lowest odds all share their exact odds (one group, or
+    the cells next to no number), so the lowest exact odds are theirs and the fewest
+    neighbours, then row-major order, decide. -1 where the map cannot tell (Python compares
+    the exact odds)."""
+    n = len(flagged)
+    low = np.inf
+    for i in range(n):
+        if flagged[i] == COVERED:
+            if odds[i] < 0:
+                return -1
+            low = min(low, probs[i])
+    if not 0.0 < low < np.inf:
+        return -1
+    limit = low * (1.0 + TIE)
+    best = -1
+    for i in range(n):
+        if flagged[i] == COVERED and probs[i] <= limit:
+            if best < 0:
+                best = i
+            elif odds[i] != odds[best]:
+                return -1
+            elif nbrs[i] < nbrs[best]:
+                best = i
+    return best
+
+
+@njit(cache=True)
 def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, approx, scratch):
     """Plays from the current position until the game ends (:data:`OVER`) or Python must
     decide a turn (the kernel's status, or :data:`GUESS` with ``stop_at_guess``).
@@ -226,7 +255,7 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
             continue
         for i in range(n):
             flagged[i] = FLAG if known[i] else view[i]
-        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True, approx)
+        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True, True)
         if status == REDUCED:
             # Past the header and the groups fixed at neither none nor all of their cells:
             # the safe cells, then the mines.
@@ -242,7 +271,7 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
             if _click_marked(view, numbers, cols, safe, st, clicks, stack):
                 return OVER
             continue
-        if status == APPROX:
+        if status == APPROX and approx:
             flat = probs.reshape(-1)
             found = 0
             for i in range(n):
@@ -254,6 +283,32 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
                 continue
             st[GUESSES] += 1
             if click(view, numbers, cols, _lowest_float(flagged, flat, nbrs), st, clicks, stack):
+                return OVER
+            continue
+        if status == APPROX:
+            # Exact play on the floating-point map: what it says is certain is exact, and
+            # the guess is the exact one where the map can tell it; else Python decides
+            # (from the counts the kernel wrote, as for COUNTED), before any cell is marked.
+            found = 0
+            for i in range(n):
+                safe[i] = flagged[i] == COVERED and odds[n + i] == SURE_SAFE
+                found += safe[i]
+            cell = -1
+            if not found and not stop_at_guess:
+                cell = _lowest_certain(flagged, probs.reshape(-1), odds, nbrs)
+                if cell < 0:
+                    return COUNTED
+            elif not found:
+                return COUNTED
+            for i in range(n):
+                if flagged[i] == COVERED and odds[n + i] == SURE_MINE:
+                    known[i] = 1
+            if found:
+                if _click_marked(view, numbers, cols, safe, st, clicks, stack):
+                    return OVER
+                continue
+            st[GUESSES] += 1
+            if click(view, numbers, cols, cell, st, clicks, stack):
                 return OVER
             continue
         if status != DONE:
@@ -276,3 +331,63 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
         st[GUESSES] += 1
         if click(view, numbers, cols, _lowest(flagged, odds, nbrs), st, clicks, stack):
             return OVER
+
+
+@njit(cache=True)
+def _lay_out(mine_cells, numbers, cols):
+    """``numbers`` for a layout (the mines' cells): -1 on a mine, else its neighbours'."""
+    numbers[:] = 0
+    rows = len(numbers) // cols
+    for i in mine_cells:
+        numbers[i] = -100  # (stays negative whatever its neighbours add)
+    for i in mine_cells:
+        r = i // cols
+        c = i - r * cols
+        for d in range(8):
+            rr = r + _DR[d]
+            cc = c + _DC[d]
+            if 0 <= rr < rows and 0 <= cc < cols:
+                numbers[rr * cols + cc] += 1
+    for i in mine_cells:
+        numbers[i] = -1
+
+
+@njit(cache=True)
+def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch):
+    """Plays the games of a batch as :func:`play` does, one after the other, until all are
+    over (:data:`OVER`) or Python must decide a turn (the kernel's status; the game stays in
+    ``game`` and the call after Python's move goes on with it).
+
+    ``layouts[g]``: game ``g``'s mines (row-major cells); ``firsts[g]``: its first click;
+    ``cursor``: the game in progress and whether it has started; ``results[g]``: won, safe
+    cells uncovered, cells clicked (the first included), guesses. ``game``: the view,
+    numbers, known mines, counters and click record of the game in progress.
+    """
+    view, numbers, known, st, clicks = game
+    n = len(view)
+    while cursor[0] < len(layouts):
+        g = cursor[0]
+        if not cursor[1]:
+            _lay_out(layouts[g], numbers, cols)
+            view[:] = COVERED
+            known[:] = 0
+            st[:] = 0
+            st[SAFE_CELLS] = n - layouts.shape[1]
+            cursor[1] = 1
+            over = click(view, numbers, cols, firsts[g], st, clicks, scratch[6])
+        else:  # (resumed after Python's move, which may have ended it)
+            over = st[STATE] != PLAYING
+        if not over:
+            mines = layouts.shape[1]
+            status = play(
+                view, numbers, cols, mines, known, st, clicks, nbrs, False, False, scratch
+            )
+            if status != OVER:
+                return status
+        results[g, 0] = st[STATE] == WON
+        results[g, 1] = st[REVEALED]
+        results[g, 2] = st[MOVES]
+        results[g, 3] = st[GUESSES]
+        cursor[0] += 1
+        cursor[1] = 0
+    return OVER

@@ -13,7 +13,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernel_status import APPROX, COUNTED, DONE, FALLBACK, REDUCED
+from ._kernel_status import APPROX, COUNTED, DONE, FALLBACK, REDUCED, SURE_MINE, SURE_SAFE
+from ._kernel_ties import merge_ties
 from .board import COVERED, FLAG
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
@@ -30,6 +31,13 @@ _MAX_CELLS = 55
 _MAX_NODES = 1 << 12
 #: Largest weight whose counts convert to floats exactly (for the probability map).
 _EXACT_FLOAT = 1 << 53
+#: Floating-point terms below this may have lost digits to underflow (floats stop at about
+#: 1e-308): odds made of them are not trusted to order cells.
+_TINY = 1e-250
+#: How far above the lowest odds on the floating-point map a cell may be and still tie with
+#: it: far beyond the map's own error (about 1e-13 relative, from its sums and logarithms),
+#: far below the gap between two different odds of a real position.
+TIE = 1e-9
 #: Bits every intermediate number of the combination must stay under.
 _SAFE_BITS = 61.0
 
@@ -753,7 +761,7 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
         out[2] = left
         if approx:
             groups_and_counts = (groups, comps, comp_counts, group_counts, first, last)
-            return _float_odds(flat_probs, cells, free_flat, left, groups_and_counts)
+            return _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_counts)
         return COUNTED
     for k in range(n_comp):
         others = np.ones(1, dtype=np.int64)
@@ -818,20 +826,42 @@ def _convolve_float(a, b):
 
 
 @njit(cache=True)
-def _float_odds(flat_probs, cells, free_flat, left, groups_and_counts):
+def _support(a, b):
+    """Which sums of a term of ``a`` and a term of ``b`` have layouts (both non-zero)."""
+    out = np.zeros(len(a) + len(b) - 1, dtype=np.bool_)
+    for i in range(len(a)):
+        if a[i]:
+            for j in range(len(b)):
+                out[i + j] |= b[j]
+    return out
+
+
+@njit(cache=True)
+def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_counts):
     """The probability map of :func:`_finish`'s combination in floating point (binomials
-    by their logarithms, every product scaled), where exact integers would not fit."""
+    by their logarithms, every product scaled), where exact integers would not fit.
+
+    With it, ``odds`` says of every covered cell outside the flags which cells share its
+    exact odds (``odds[i]``: its group, or ``n_groups`` for the cells next to no number; -1
+    where a term of its sums fell below :data:`_TINY`, where floating point may have lost
+    it) and what is certain of them (``odds[n + i]``: :data:`SURE_SAFE`, :data:`SURE_MINE`,
+    else 0), found exactly from which counts are non-zero: a player can then act on the map
+    as on the exact odds (see :func:`mscsp._engine.play`).
+    """
     groups, comps, comp_counts, group_counts, first, last = groups_and_counts
     size, lo, hi, cell_start, cell_list = groups
     n_comp, comp_start, comp_groups, local, comp_of = comps
+    n = len(cells)
     n_free = 0
-    for i in range(len(cells)):
+    for i in range(n):
         n_free += free_flat[i]
     lowest = 0
     everything = np.ones(1)
+    reach = np.ones(1, dtype=np.bool_)  # the frontier's mine counts with layouts
     for k in range(n_comp):
         lowest += first[k]
         everything = _convolve_float(everything, comp_counts[k, first[k] : last[k] + 1] * 1.0)
+        reach = _support(reach, comp_counts[k, first[k] : last[k] + 1] > 0)
     logs = np.empty(len(everything))
     for s in range(len(everything)):
         m = left - lowest - s
@@ -842,34 +872,94 @@ def _float_odds(flat_probs, cells, free_flat, left, groups_and_counts):
     if logs.max() == -np.inf:
         return FALLBACK
     free_ways = np.exp(logs - logs.max())
+    fits = logs > -np.inf  # exactly where the binomial is not zero
     weight = 0.0
     free_num = 0.0
+    free_safe = True
+    free_mine = True
+    free_class = len(lo)
     for s in range(len(everything)):
         weight += everything[s] * free_ways[s]
         free_num += everything[s] * free_ways[s] * (left - lowest - s)
+        if reach[s] and fits[s]:
+            free_safe &= left - lowest - s == 0
+            free_mine &= left - lowest - s == n_free
+            if everything[s] * free_ways[s] < _TINY:
+                free_class = -1
     if weight <= 0.0:
         return FALLBACK
     for k in range(n_comp):
         others = np.ones(1)
+        others_reach = np.ones(1, dtype=np.bool_)
         for j in range(n_comp):
             if j != k:
                 others = _convolve_float(others, comp_counts[j, first[j] : last[j] + 1] * 1.0)
+                others_reach = _support(others_reach, comp_counts[j, first[j] : last[j] + 1] > 0)
         # (others carries a scale of its own: the component's numerators are divided by the
         # same combination, made with that scale.)
         ways = np.zeros(last[k] - first[k] + 1)
+        ways_reach = np.zeros(len(ways), dtype=np.bool_)
         total = 0.0
         for x in range(len(ways)):
             for j in range(len(others)):
                 ways[x] += others[j] * free_ways[x + j]
+                ways_reach[x] |= others_reach[j] and fits[x + j]
             total += comp_counts[k, first[k] + x] * ways[x]
+        lost = False
+        for x in range(len(ways)):
+            lost |= ways_reach[x] and comp_counts[k, first[k] + x] > 0 and ways[x] < _TINY
         for q in range(comp_start[k], comp_start[k + 1]):
             g = comp_groups[q]
             num = 0.0
+            sure = SURE_SAFE | SURE_MINE
             for x in range(len(ways)):
                 num += group_counts[g, first[k] + x] * ways[x]
+                if ways_reach[x] and comp_counts[k, first[k] + x]:
+                    if group_counts[g, first[k] + x]:
+                        sure &= ~SURE_SAFE
+                    if group_counts[g, first[k] + x] != comp_counts[k, first[k] + x]:
+                        sure &= ~SURE_MINE
             for c in range(cell_start[g], cell_start[g + 1]):
                 flat_probs[cell_list[c]] = num / total
+                odds[cell_list[c]] = -1 if lost else g
+                odds[n + cell_list[c]] = sure
     _paint_rest(flat_probs, cells, free_flat, free_num / n_free / weight if n_free else 0.0, groups)
+    for i in range(n):
+        if cells[i] == COVERED and free_flat[i]:
+            odds[i] = free_class
+            odds[n + i] = SURE_SAFE if free_safe else SURE_MINE if free_mine else 0
+    for g in range(len(lo)):
+        if lo[g] == hi[g]:
+            for c in range(cell_start[g], cell_start[g + 1]):
+                odds[cell_list[c]] = g
+                odds[n + cell_list[c]] = SURE_SAFE if lo[g] == 0 else 0
+                if lo[g] == size[g]:
+                    odds[n + cell_list[c]] = SURE_MINE
+    # The classes whose odds are within TIE of the lowest: those equal exactly share one.
+    low = np.inf
+    for i in range(n):
+        if cells[i] == COVERED:
+            if odds[i] < 0:
+                return APPROX
+            low = min(low, flat_probs[i])
+    near = np.zeros(len(lo) + 1, dtype=np.bool_)
+    cls = np.empty(len(lo) + 1, dtype=np.int64)
+    found = 0
+    for i in range(n):
+        if cells[i] == COVERED and flat_probs[i] <= low * (1.0 + TIE) and not near[odds[i]]:
+            near[odds[i]] = True
+            cls[found] = odds[i]
+            found += 1
+    if found > 1:
+        count = (groups, comps, comp_counts, group_counts, first, last)
+        same = merge_ties(cls[:found], bits, n_free, left, lowest, count)
+        if len(same):
+            to = np.arange(len(lo) + 1)
+            for c in range(found):
+                to[cls[c]] = cls[same[c]]
+            for i in range(n):
+                if cells[i] == COVERED and odds[i] >= 0:
+                    odds[i] = to[odds[i]]
     return APPROX
 
 

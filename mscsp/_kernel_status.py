@@ -16,3 +16,9 @@ REDUCED = 3
 #: Python integers: the probability map only, near-exact, for a player that need not be
 #: exact.
 APPROX = 4
+
+# What the APPROX answer says is certain of a cell (``odds[n + i]``, see
+# ``mscsp._kernel._float_odds``): bits (both only where no layout reaches the cell, never
+# on a consistent board).
+SURE_SAFE = 1
+SURE_MINE = 2

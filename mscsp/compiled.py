@@ -80,21 +80,23 @@ _next_look = 0.0
 _compiling: subprocess.Popen | None = None
 
 
-def ready() -> bool:
+def ready(solves: int = 1) -> bool:
     """Whether this small solve goes through the kernel (the first ``WARMUP`` do not).
 
-    Counts the solve towards the warm-up; :func:`load` skips what is left of it. After the
-    warm-up, the kernel is used once numba's on-disk cache holds it. The first time on a
-    machine it does not: compiling takes about 20 s, so a process of the same Python starts
-    it in the background and this one stays on the pure path (the same answers) until the
-    compile is done, never making a user wait for it.
+    Counts the solve (or ``solves`` of them: a batch of games) towards the warm-up;
+    :func:`load` skips what is left of it. After the warm-up, the kernel is used once
+    numba's on-disk cache holds it. The first time on a machine it does not: compiling
+    takes about 20 s, so a process of the same Python starts it in the background and this
+    one stays on the pure path (the same answers) until the compile is done, never making a
+    user wait for it.
     """
     global _warm
     if not enabled:
         return False
     if _warm < WARMUP:
-        _warm += 1
-        return False
+        _warm += solves
+        if _warm <= WARMUP:
+            return False
     return _kernel_ready()
 
 
@@ -122,7 +124,7 @@ def stamp() -> Path:
     """The file that says numba's cache holds this kernel: its name keys the kernel's
     sources, numba's and Python's versions and numba's cache setting."""
     key = hashlib.sha256()
-    for name in ("_kernel.py", "_engine.py", "_kernel_status.py", "board.py"):
+    for name in ("_kernel.py", "_kernel_ties.py", "_engine.py", "_kernel_status.py", "board.py"):
         key.update((_HERE / name).read_bytes())
     import numba
 

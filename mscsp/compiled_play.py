@@ -43,29 +43,27 @@ def usable(game: Game) -> bool:
     return game.rows * game.cols <= MAX_CELLS and game.mine is not None and compiled.ready()
 
 
+def batch_usable(rows: int, cols: int, games: int) -> bool:
+    """Whether ``games`` games of a rows x cols board can be played as a
+    :class:`CompiledBatch` now (they count towards the kernel's warm-up, as solves do)."""
+    return rows * cols <= MAX_CELLS and compiled.ready(games)
+
+
 @lru_cache(maxsize=16)
 def _neighbours(rows: int, cols: int) -> np.ndarray:
     return neighbour_counts(rows, cols).reshape(-1).astype(np.int64)
 
 
-class CompiledGame:
-    """A game in progress on the engine; its outcome is written back with :meth:`finish`.
+class _Engine:
+    """The arrays the engine plays a game in (a board of ``rows`` x ``cols`` with ``mines``),
+    and the turns Python decides on them (see :func:`play_turns`)."""
 
-    Args:
-        game: A game whose first click is made (its mines are placed).
-    """
-
-    def __init__(self, game: Game):
+    def __init__(self, rows: int, cols: int, mines: int):
         engine = _engine()
-        self.game = game
-        rows, cols = game.rows, game.cols
+        self.rows, self.cols, self.mines = rows, cols, mines
         n = rows * cols
-        self.view = game.view.reshape(-1)  # the game's own view, written in place
-        self.numbers = game._numbers.reshape(-1)
         self.known = np.zeros(n, dtype=np.uint8)
         self.state = np.zeros(engine.FIELDS, dtype=np.int64)
-        self.state[engine.REVEALED] = game.revealed
-        self.state[engine.SAFE_CELLS] = game.safe_cells
         self.clicks = np.empty(n, dtype=np.int64)
         self.scratch = (
             *compiled.scratch(rows, cols),
@@ -74,6 +72,67 @@ class CompiledGame:
             np.empty(n, dtype=np.int64),  # the flood fill's stack
         )
         self.status = engine.OVER
+        self.view = np.empty(n, dtype=np.int8)
+        self.numbers = np.empty(n, dtype=np.int8)
+
+    def run(self, stop_at_guess: bool = False, approx: bool = False) -> bool:
+        """Plays on until the games end (``False``) or Python must decide this turn
+        (``True``: see :meth:`solution`)."""
+        raise NotImplementedError
+
+    def board(self) -> Board:
+        """The position now, known mines flagged (a copy)."""
+        flagged = np.where(self.known.astype(bool), np.int8(-2), self.view)
+        return Board(flagged.reshape(self.rows, self.cols), self.mines)
+
+    def solution(self) -> Solution:
+        """The exact solution of :meth:`board` (the kernel's answer where it has one)."""
+        board = self.board()
+        out, probs, free = self.scratch[:3]
+        found = compiled.decode(board, int(self.status), out, probs.copy(), free.copy())
+        return found if found is not None else solve(board)
+
+    def known_cells(self) -> list[tuple[int, int]]:
+        """The cells proven mines so far."""
+        return [divmod(int(i), self.cols) for i in np.flatnonzero(self.known)]
+
+    def remember(self, cells: list[tuple[int, int]]) -> None:
+        """Cells proven mines."""
+        for r, c in cells:
+            self.known[r * self.cols + c] = 1
+
+    def click(self, cells: list[tuple[int, int]], guess: bool) -> None:
+        """Clicks ``cells`` one by one as the harness does, until the game ends."""
+        engine = _engine()
+        self.state[engine.GUESSES] += guess
+        stack = self.scratch[-1]
+        cols = self.cols
+        for r, c in cells:
+            if engine.click(
+                self.view, self.numbers, cols, r * cols + c, self.state, self.clicks, stack
+            ):
+                return
+
+
+class CompiledGame(_Engine):
+    """A game in progress on the engine; its outcome is written back with :meth:`finish`.
+
+    Args:
+        game: A game whose first click is made (its mines are placed).
+    """
+
+    def __init__(self, game: Game):
+        super().__init__(game.rows, game.cols, game.mines)
+        engine = _engine()
+        self.game = game
+        self.view = game.view.reshape(-1)  # the game's own view, written in place
+        self.numbers = game._numbers.reshape(-1)
+        self.state[engine.REVEALED] = game.revealed
+        self.state[engine.SAFE_CELLS] = game.safe_cells
+        # (A first click may end the game: on a mine, or opening the whole board.)
+        self.state[engine.STATE] = {GameState.WON: engine.WON, GameState.LOST: engine.LOST}.get(
+            game.state, engine.PLAYING
+        )
 
     def run(self, stop_at_guess: bool = False, approx: bool = False) -> bool:
         """Plays on until the game ends (``False``) or Python must decide this turn
@@ -85,12 +144,12 @@ class CompiledGame:
         self.status = engine.play(
             self.view,
             self.numbers,
-            self.game.cols,
-            self.game.mines,
+            self.cols,
+            self.mines,
             self.known,
             self.state,
             self.clicks,
-            _neighbours(self.game.rows, self.game.cols),
+            _neighbours(self.rows, self.cols),
             stop_at_guess,
             approx,
             self.scratch,
@@ -100,39 +159,6 @@ class CompiledGame:
     @property
     def over(self) -> bool:
         return int(self.state[_engine().STATE]) != _engine().PLAYING
-
-    def board(self) -> Board:
-        """The position now, known mines flagged (a copy)."""
-        flagged = np.where(self.known.astype(bool), np.int8(-2), self.view)
-        return Board(flagged.reshape(self.game.rows, self.game.cols), self.game.mines)
-
-    def solution(self) -> Solution:
-        """The exact solution of :meth:`board` (the kernel's answer where it has one)."""
-        board = self.board()
-        out, probs, free = self.scratch[:3]
-        found = compiled.decode(board, int(self.status), out, probs.copy(), free.copy())
-        return found if found is not None else solve(board)
-
-    def known_cells(self) -> list[tuple[int, int]]:
-        """The cells proven mines so far."""
-        return [divmod(int(i), self.game.cols) for i in np.flatnonzero(self.known)]
-
-    def remember(self, cells: list[tuple[int, int]]) -> None:
-        """Cells proven mines."""
-        for r, c in cells:
-            self.known[r * self.game.cols + c] = 1
-
-    def click(self, cells: list[tuple[int, int]], guess: bool) -> None:
-        """Clicks ``cells`` one by one as the harness does, until the game ends."""
-        engine = _engine()
-        self.state[engine.GUESSES] += guess
-        _, _, _, _, _, _, stack = self.scratch
-        cols = self.game.cols
-        for r, c in cells:
-            if engine.click(
-                self.view, self.numbers, cols, r * cols + c, self.state, self.clicks, stack
-            ):
-                return
 
     def finish(self) -> tuple[int, int]:
         """Writes the outcome into the game; the clicks counted and the guesses."""
@@ -149,15 +175,56 @@ class CompiledGame:
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
 
 
+class CompiledBatch(_Engine):
+    """Many games of one board size played in one compiled call, ``csp-minprob``'s way:
+    Python only draws the layouts, decides the rare turns the engine hands back (see
+    :func:`play_turns`) and reads the results.
+
+    Args:
+        rows: Board rows.
+        cols: Board columns.
+        layouts: Each game's mines (games x mines, row-major cells).
+        firsts: Each game's first click (row-major cell).
+    """
+
+    def __init__(self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray):
+        super().__init__(rows, cols, layouts.shape[1])
+        self.layouts = np.ascontiguousarray(layouts, dtype=np.int64)
+        self.firsts = np.ascontiguousarray(firsts, dtype=np.int64)
+        self.cursor = np.zeros(2, dtype=np.int64)
+        #: Per game: won, safe cells uncovered, cells clicked (the first included), guesses.
+        self.results = np.zeros((len(layouts), 4), dtype=np.int64)
+
+    def run(self, stop_at_guess: bool = False, approx: bool = False) -> bool:
+        engine = _engine()
+        self.status = engine.play_games(
+            self.layouts,
+            self.firsts,
+            self.cols,
+            self.cursor,
+            self.results,
+            (self.view, self.numbers, self.known, self.state, self.clicks),
+            _neighbours(self.rows, self.cols),
+            self.scratch,
+        )
+        return self.status != engine.OVER
+
+    def finish(self) -> tuple[int, int]:
+        """The clicks and guesses of all the games (each game's are in :attr:`results`)."""
+        clicks, guesses = self.results[:, 2:].sum(axis=0)
+        return int(clicks), int(guesses)
+
+
 def play_turns(
-    played: CompiledGame,
+    played: _Engine,
     guess: Callable[[Solution], tuple[int, int]] | None = None,
     approx: bool = False,
 ) -> tuple[int, int]:
     """Plays ``played`` to the end; Python decides the turns the engine hands back: the
     solution's safe cells, else a guess (``guess(solution)``, whom the engine then asks at
     every guess; without it, ``csp-minprob``'s, which the engine makes itself). ``approx``:
-    see :meth:`CompiledGame.run`. Returns the clicks and guesses, written into the game."""
+    see :meth:`CompiledGame.run`. Returns the clicks and guesses, written into the game
+    (a batch's: see :meth:`CompiledBatch.finish`)."""
     while played.run(stop_at_guess=guess is not None, approx=approx):
         solution = played.solution()
         played.remember(solution.mines)

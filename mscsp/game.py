@@ -96,6 +96,25 @@ def first_move(
     return check_cell((rows, cols), r, c, "first move")
 
 
+def draw_mines(
+    rng: np.random.Generator,
+    rows: int,
+    cols: int,
+    mines: int,
+    first_click: FirstClick,
+    r: int,
+    c: int,
+) -> np.ndarray:
+    """The mines' row-major cells a game places at its first click ``(r, c)`` (what
+    :class:`Game` draws from its generator; the batch engine draws the same)."""
+    allowed = np.ones((rows, cols), dtype=bool)
+    if first_click == FirstClick.SAFE:
+        allowed[r, c] = False
+    elif first_click == FirstClick.OPENING:
+        allowed[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
+    return rng.choice(np.flatnonzero(allowed), size=mines, replace=False)
+
+
 class Game:
     """One game of Minesweeper, seeded and replayable.
 
@@ -196,13 +215,7 @@ class Game:
         self._numbers = numbers
 
     def _place_mines(self, r: int, c: int) -> None:
-        allowed = np.ones((self.rows, self.cols), dtype=bool)
-        if self.first_click == FirstClick.SAFE:
-            allowed[r, c] = False
-        elif self.first_click == FirstClick.OPENING:
-            allowed[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
-        candidates = np.flatnonzero(allowed)
-        chosen = self.rng.choice(candidates, size=self.mines, replace=False)
+        chosen = draw_mines(self.rng, self.rows, self.cols, self.mines, self.first_click, r, c)
         mine = np.zeros(self.rows * self.cols, dtype=bool)
         mine[chosen] = True
         self._set_layout(mine.reshape(self.rows, self.cols))

@@ -14,7 +14,7 @@ from conftest import repo_env
 from mscsp import compiled, compiled_play
 from mscsp.board import COVERED
 from mscsp.game import PRESETS, Game
-from mscsp.harness import RunConfig, play_game
+from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import get_player
 from mscsp.solver import solve
 
@@ -216,7 +216,7 @@ def test_what_if_on_the_kernel_gives_the_clusters_answer(monkeypatch):
 def test_floating_point_odds_are_near_the_exact_ones():
     """Where the exact odds need Python integers, the kernel's ``approx`` map (rollouts)
     is within 1e-9 of them, and the rollout policy built on it wins about as often."""
-    from mscsp._kernel_status import APPROX, COUNTED
+    from mscsp._kernel_status import APPROX, COUNTED, SURE_MINE, SURE_SAFE
 
     compiled.load()
     kernel = compiled._kernel()
@@ -225,18 +225,26 @@ def test_floating_point_odds_are_near_the_exact_ones():
         game = Game(16, 30, 99, seed=seed)
         game.reveal(0, 0)
         played = compiled_play.CompiledGame(game)
-        while played.run():
+        while played.run(stop_at_guess=True):
             board = played.board()
-            if played.status == COUNTED:
-                out, probs, free, odds = compiled.scratch(*board.shape)
-                cells = board.cells.reshape(-1)
-                status = kernel(
-                    cells, *board.shape, board.mines, out, probs, free, odds, True, True
-                )
-                assert status == APPROX
-                exact = solve(board).probabilities
+            out, probs, free, odds = compiled.scratch(*board.shape)
+            cells = board.cells.reshape(-1)
+            args = (cells, *board.shape, board.mines, out, probs, free, odds, True)
+            if kernel(*args, False) == COUNTED:
+                assert kernel(*args, True) == APPROX
+                solution = solve(board)
+                exact = solution.probabilities
                 covered = board.cells == COVERED
                 assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
+                # What the map says is certain, and which cells share their odds, is exact.
+                fractions = _fractions(solution)
+                shared = {}
+                for i in np.flatnonzero(covered):
+                    cell = divmod(int(i), board.cols)
+                    assert (odds[cells.size + i] == SURE_SAFE) == (fractions[cell] == 0)
+                    assert (odds[cells.size + i] == SURE_MINE) == (fractions[cell] == 1)
+                    if odds[i] >= 0:  # (-1: not trusted to order cells)
+                        assert shared.setdefault(int(odds[i]), fractions[cell]) == fractions[cell]
                 compared += 1
             solution = played.solution()
             played.remember(solution.mines)
@@ -252,3 +260,56 @@ def test_floating_point_odds_are_near_the_exact_ones():
         game.reveal(0, 0)
         wins["approx"] += compiled_play.play_out(game)
     assert abs(wins["exact"] - wins["approx"]) <= 5
+
+
+def _results(results) -> list:
+    return [(r.index, r.won, r.cleared, r.moves, r.guesses) for r in results]
+
+
+@pytest.mark.parametrize(
+    ("preset", "games", "first_click", "first_move"),
+    [
+        ("beginner", 150, "safe", "corner"),
+        ("beginner", 150, "any", "random"),
+        ("intermediate", 40, "opening", "center"),
+        ("expert", 25, "safe", "corner"),
+    ],
+)
+def test_a_batch_plays_the_pure_players_games(preset, games, first_click, first_move):
+    """Games played all at once on the engine (``play_on_engine``, what ``mscsp play`` uses
+    for ``csp-minprob``) are the pure player's, game for game."""
+    config = RunConfig(
+        "csp-minprob", *PRESETS[preset], seed=23, first_click=first_click, first_move=first_move
+    )
+    compiled.load()
+    batch = play_on_engine(config, list(range(games)))
+    player = get_player("csp-minprob")
+    saved = compiled.enabled
+    compiled.enabled = False
+    try:
+        pure = [play_game(player, config, i) for i in range(games)]
+    finally:
+        compiled.enabled = saved
+    assert _results(batch) == _results(pure)
+    assert {r.won for r in pure} == {True, False}
+
+
+def test_a_game_lost_at_its_first_click_stays_lost():
+    """With first click ``any``, a first click on a mine ends the game on the engine too
+    (it once played on from there, and could count the game won)."""
+    config = RunConfig("csp-minprob", 9, 9, 30, seed=2, first_click="any", first_move="random")
+    compiled.load()
+    player = get_player("csp-minprob")
+    lost_at_once = [r for r in (play_game(player, config, i) for i in range(60)) if r.moves == 1]
+    assert lost_at_once and not any(r.won for r in lost_at_once)
+    assert all(r.cleared == 0 for r in lost_at_once)
+
+
+def test_binomials_modulo_a_prime():
+    from math import comb
+
+    from mscsp._kernel_ties import PRIMES, _binomials
+
+    for n in (0, 1, 7, 480):
+        p = int(PRIMES[n % len(PRIMES)])
+        assert _binomials(n, p).tolist() == [comb(n, m) % p for m in range(n + 1)]

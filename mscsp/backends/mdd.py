@@ -31,6 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..constraints import Component, ComponentCount
+from ..primes import largest_primes
 from .base import Backend
 from .order import ranked_order, sweep_order
 
@@ -231,38 +232,6 @@ def span_and_magnitude(mdd: Mdd) -> tuple[int, int, float]:
     return int(low[0]), int(high[0]), float(total[0])
 
 
-def _is_prime(n: int) -> bool:
-    # Deterministic Miller-Rabin for n < 3.4e14 with these bases.
-    if n % 2 == 0:
-        return n == 2
-    d, r = n - 1, 0
-    while d % 2 == 0:
-        d, r = d // 2, r + 1
-    for a in (2, 3, 5, 7, 11, 13, 17):
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(r - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
-@lru_cache(maxsize=1)
-def _primes(count: int = 64) -> tuple[int, ...]:
-    """The largest ``count`` primes below ``2**31``."""
-    found: list[int] = []
-    n = 2**31 - 1
-    while len(found) < count:
-        if _is_prime(n):
-            found.append(n)
-        n -= 2
-    return tuple(found)
-
-
 @lru_cache(maxsize=256)
 def _inverse_vandermonde(points: int, p: int) -> np.ndarray:
     """Inverse modulo ``p`` of the Vandermonde matrix of ``t = 1..points`` (rows: powers)."""
@@ -304,7 +273,7 @@ def count_mdd(
     kmin, kmax, total = span_and_magnitude(mdd)
     # Every coefficient is at most the number of solutions.
     bits = n_cells + 1 if not math.isfinite(total) else math.ceil(math.log2(total)) + 2
-    primes = _primes()[: max(1, -(-bits // _PRIME_BITS))]
+    primes = largest_primes(64)[: max(1, -(-bits // _PRIME_BITS))]
     points = kmax - kmin + 1
     mod = np.repeat(np.array(primes, dtype=np.int64), points)
     t = np.tile(np.arange(1, points + 1, dtype=np.int64), len(primes))

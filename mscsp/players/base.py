@@ -46,6 +46,12 @@ class Player(ABC):
     def next_moves(self, board: Board, rng: np.random.Generator) -> list[Cell]:
         """Cells to reveal this turn, in order (at least one while the game is on)."""
 
+    def plays_batches(self, rows: int, cols: int, games: int) -> bool:
+        """Whether ``games`` games of a rows x cols board may be played all at once on the
+        compiled engine (:class:`mscsp.compiled_play.CompiledBatch`): the same games as
+        :meth:`play` plays, for a player whose every move the engine makes itself."""
+        return False
+
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
         """Plays ``game``, its first click made, to the end: each turn's cells are revealed
         one by one, stopping early at a loss or a win.

@@ -115,6 +115,11 @@ class CspMinProbPlayer(CspPlayer):
     name = "csp-minprob"
     engine_guesses = True
 
+    def plays_batches(self, rows: int, cols: int, games: int) -> bool:
+        return self.backend.inner.name == DEFAULT_BACKEND and compiled_play.batch_usable(
+            rows, cols, games
+        )
+
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         return solution.best_move
 
