@@ -134,24 +134,28 @@ def _mark_around(view, known, cols, i, marks):
 
 
 @njit(cache=True)
-def _single_point(view, known, cols, safe):
+def _single_point(view, known, cols, safe, settled):
     """The single-point rules to a fixpoint: numbers needing all their unknown cells make
     them known mines, then the unknown cells next to a satisfied number are marked in
-    ``safe``; returns how many."""
+    ``safe``; returns how many. ``settled`` marks the numbers left with no unknown cell
+    (they never have one again): most of a board's numbers, skipped from then on."""
     n = len(view)
     changed = True
     while changed:
         changed = False
         for i in range(n):
-            if view[i] > 0:
+            if view[i] > 0 and not settled[i]:
                 need, unknown = _need(view, known, cols, i)
                 if unknown and need == unknown:
                     _mark_around(view, known, cols, i, known)
                     changed = True
+                    unknown = 0
+                if not unknown:
+                    settled[i] = 1
     found = 0
     safe[:] = 0
     for i in range(n):
-        if view[i] > 0:
+        if view[i] > 0 and not settled[i]:
             need, unknown = _need(view, known, cols, i)
             if unknown and need == 0:
                 found += _mark_around(view, known, cols, i, safe)
@@ -245,17 +249,20 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
     mines); ``known`` the proven mines, kept from turn to turn. On a returned turn, the
     flagged board, the kernel's answer, probability map and odds are in ``scratch``.
     """
-    out, probs, free, odds, flagged, safe, stack = scratch
+    out, probs, free, odds, flagged, safe, stack, settled = scratch
     n = len(view)
+    # True, typed as a run-time bool: the literal True would make numba compile solve_flat
+    # (half the kernel's compile time) a second time, for it.
+    yes = n >= 0
     rows = n // cols
     while True:
-        if _single_point(view, known, cols, safe):
+        if _single_point(view, known, cols, safe, settled):
             if _click_marked(view, numbers, cols, safe, st, clicks, stack):
                 return OVER
             continue
         for i in range(n):
             flagged[i] = FLAG if known[i] else view[i]
-        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, True, True)
+        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, yes, yes)
         if status == REDUCED:
             # Past the header and the groups fixed at neither none nor all of their cells:
             # the safe cells, then the mines.
@@ -371,6 +378,7 @@ def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch):
             _lay_out(layouts[g], numbers, cols)
             view[:] = COVERED
             known[:] = 0
+            scratch[7][:] = 0  # (the numbers settled)
             st[:] = 0
             st[SAFE_CELLS] = n - layouts.shape[1]
             cursor[1] = 1
@@ -379,9 +387,8 @@ def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch):
             over = st[STATE] != PLAYING
         if not over:
             mines = layouts.shape[1]
-            status = play(
-                view, numbers, cols, mines, known, st, clicks, nbrs, False, False, scratch
-            )
+            no = mines < 0  # (False, typed as a run-time bool: see play's ``yes``)
+            status = play(view, numbers, cols, mines, known, st, clicks, nbrs, no, no, scratch)
             if status != OVER:
                 return status
         results[g, 0] = st[STATE] == WON

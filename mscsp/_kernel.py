@@ -38,6 +38,9 @@ _TINY = 1e-250
 #: it: far beyond the map's own error (about 1e-13 relative, from its sums and logarithms),
 #: far below the gap between two different odds of a real position.
 TIE = 1e-9
+# Counters that reach a call start as np.int64(0), not 0: a variable first typed as the
+# literal 0 makes numba compile every function it reaches twice (once for the literal).
+
 #: Bits every intermediate number of the combination must stay under.
 _SAFE_BITS = 61.0
 
@@ -369,7 +372,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     begins = np.empty(8 * n_cons, dtype=np.int64)
     member_n = np.zeros(n_cons, dtype=np.int64)
     member = np.empty(8 * n_cons, dtype=np.int64)
-    n_groups = 0
+    n_groups = np.int64(0)
     for j in range(n):
         if seen_n[j] == 0:
             continue
@@ -488,7 +491,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
             if _propagate(cs, cg, ct, nc, lo, hi, tstart, titems) < 0:
                 return FALLBACK
     # The fixed groups, and the constraints left on the open ones.
-    fixed_mines = 0
+    fixed_mines = np.int64(0)
     for g in range(n_groups):
         if lo[g] == hi[g]:
             fixed_mines += lo[g]
@@ -514,7 +517,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     local = np.zeros(n_groups, dtype=np.int64)
     comp_n = np.zeros(n_groups, dtype=np.int64)
     comp_groups = np.empty(n_groups, dtype=np.int64)
-    n_comp = 0
+    n_comp = np.int64(0)
     comp_id = np.full(n_groups, -1, dtype=np.int64)
     for g in range(n_groups):
         if lo[g] == hi[g]:
@@ -599,7 +602,7 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
     n_comp, comp_start, comp_groups, local, comp_of = comps
     flat_probs = probs.reshape(-1)
     free_flat = free.reshape(-1)
-    n_free = 0
+    n_free = np.int64(0)
     for i in range(len(cells)):
         n_free += free_flat[i]
     n_groups = len(lo)
@@ -738,11 +741,11 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
     widest = min(left, n_open // 2)
     bits = _log2_binomial(n_open, widest) + math.log2(n_open + 1.0) + math.log2(left + 1.0)
     fits = bits <= _SAFE_BITS and n_open - n_free <= _MAX_CELLS
-    lowest = 0
+    lowest = np.int64(0)
     everything = np.ones(1, dtype=np.int64)
     free_ways = np.empty(0, dtype=np.int64)
-    weight = 0
-    free_num = 0
+    weight = np.int64(0)
+    free_num = np.int64(0)
     if fits:
         for k in range(n_comp):
             lowest += first[k]
@@ -774,7 +777,7 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
                 ways[x] += others[j] * free_ways[x + j]
         for q in range(comp_start[k], comp_start[k + 1]):
             g = comp_groups[q]
-            num = 0
+            num = np.int64(0)
             for x in range(len(ways)):
                 num += group_counts[g, first[k] + x] * ways[x]
             out[num_at[g]] = num
@@ -852,10 +855,10 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
     size, lo, hi, cell_start, cell_list = groups
     n_comp, comp_start, comp_groups, local, comp_of = comps
     n = len(cells)
-    n_free = 0
+    n_free = np.int64(0)
     for i in range(n):
         n_free += free_flat[i]
-    lowest = 0
+    lowest = np.int64(0)
     everything = np.ones(1)
     reach = np.ones(1, dtype=np.bool_)  # the frontier's mine counts with layouts
     for k in range(n_comp):

@@ -38,18 +38,35 @@ def _power(a, e, p):
 
 
 @njit(cache=True)
-def _binomials(n, p):
-    """``C(n, m) mod p`` for every ``m`` in ``0 .. n`` (``p`` a prime above ``n``)."""
-    fact = np.ones(n + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        fact[i] = fact[i - 1] * i % p
-    inverse = np.ones(n + 1, dtype=np.int64)  # 1 / i!
-    inverse[n] = _power(fact[n], p - 2, p)
-    for i in range(n, 0, -1):
-        inverse[i - 1] = inverse[i] * i % p
-    out = np.empty(n + 1, dtype=np.int64)
-    for m in range(n + 1):
-        out[m] = fact[n] * inverse[m] % p * inverse[n - m] % p
+def _binomials(n, high, count, p):
+    """``C(n, high - s) mod p`` for ``s`` in ``0 .. count - 1`` (zero where ``high - s`` is
+    not in ``0 .. n``; ``p`` a prime above ``n``): one inverse for the first, then each
+    from the one before, the divisors inverted together (one more inverse)."""
+    out = np.zeros(count, dtype=np.int64)
+    top = min(high, n)
+    bottom = max(high - count + 1, 0)
+    if bottom > top:
+        return out
+    num = 1
+    den = 1
+    for i in range(bottom):  # C(n, bottom) = n (n-1) ... (n-bottom+1) / bottom!
+        num = num * (n - i) % p
+        den = den * (i + 1) % p
+    value = num * _power(den, p - 2, p) % p
+    # C(n, m + 1) = C(n, m) (n - m) / (m + 1): the inverses of bottom+1 .. top at once.
+    steps = top - bottom
+    prefix = np.ones(steps + 1, dtype=np.int64)
+    for i in range(steps):
+        prefix[i + 1] = prefix[i] * (bottom + 1 + i) % p
+    inverse = _power(prefix[steps], p - 2, p)  # 1 / ((bottom+1) ... top)
+    inverses = np.empty(steps, dtype=np.int64)
+    for i in range(steps - 1, -1, -1):
+        inverses[i] = inverse * prefix[i] % p
+        inverse = inverse * (bottom + 1 + i) % p
+    out[high - bottom] = value
+    for m in range(bottom, top):
+        value = value * (n - m) % p * inverses[m - bottom] % p
+        out[high - m - 1] = value
     return out
 
 
@@ -72,41 +89,45 @@ def _residues(cls, n_free, left, lowest, count, p):
     size, lo, hi, cell_start, cell_list = groups
     n_comp, comp_start, comp_groups, local, comp_of = comps
     n_groups = len(lo)
-    free_binom = _binomials(n_free, p)
-    below = _binomials(n_free - 1, p) if n_free else np.zeros(1, dtype=np.int64)
     everything = np.ones(1, dtype=np.int64)
     for k in range(n_comp):
         everything = _convolve_mod(everything, comp_counts[k, first[k] : last[k] + 1] % p, p)
-    weight = 0
-    free_num = 0
+    # free_ways[s]: the layouts of the cells next to no number with the mines the frontier's
+    # s-th count leaves them; a given one of those cells is a mine in m / n_free of them.
+    free_ways = _binomials(n_free, left - lowest, len(everything), p)
+    per_cell = _power(n_free, p - 2, p) if n_free else 0
+    weight = np.int64(0)
+    free_num = np.int64(0)
     for s in range(len(everything)):
         m = left - lowest - s
-        if 0 <= m <= n_free:
-            weight = (weight + everything[s] * free_binom[m]) % p
-            if m >= 1:
-                free_num = (free_num + everything[s] * below[m - 1]) % p
+        weight = (weight + everything[s] * free_ways[s]) % p
+        free_num = (free_num + everything[s] * free_ways[s] % p * (m % p) % p * per_cell) % p
+    # Each component's layouts with x mines, times those of everything else (once each).
+    ways = np.zeros((max(n_comp, 1), comp_counts.shape[1]), dtype=np.int64)
+    has_ways = np.zeros(max(n_comp, 1), dtype=np.bool_)
     out = np.empty(len(cls), dtype=np.int64)
     for c in range(len(cls)):
         g = cls[c]
         if g == n_groups:
             out[c] = free_num
-        elif lo[g] == hi[g]:
+            continue
+        if lo[g] == hi[g]:
             out[c] = weight * lo[g] % p * _power(size[g], p - 2, p) % p
-        else:
-            k = comp_of[g]
+            continue
+        k = comp_of[g]
+        if not has_ways[k]:
+            has_ways[k] = True
             others = np.ones(1, dtype=np.int64)
             for j in range(n_comp):
                 if j != k:
                     others = _convolve_mod(others, comp_counts[j, first[j] : last[j] + 1] % p, p)
-            num = 0
             for x in range(last[k] - first[k] + 1):
-                ways = 0
                 for j in range(len(others)):
-                    m = left - lowest - x - j
-                    if 0 <= m <= n_free:
-                        ways = (ways + others[j] * free_binom[m]) % p
-                num = (num + group_counts[g, first[k] + x] % p * ways) % p
-            out[c] = num
+                    ways[k, x] = (ways[k, x] + others[j] * free_ways[x + j]) % p
+        num = np.int64(0)
+        for x in range(last[k] - first[k] + 1):
+            num = (num + group_counts[g, first[k] + x] % p * ways[k, x]) % p
+        out[c] = num
     return out
 
 

@@ -70,6 +70,7 @@ class _Engine:
             np.empty(n, dtype=np.int8),  # the board with the known mines flagged
             np.zeros(n, dtype=np.uint8),  # cells to click
             np.empty(n, dtype=np.int64),  # the flood fill's stack
+            np.zeros(n, dtype=np.uint8),  # the numbers with no unknown cell left
         )
         self.status = engine.OVER
         self.view = np.empty(n, dtype=np.int8)
@@ -105,7 +106,7 @@ class _Engine:
         """Clicks ``cells`` one by one as the harness does, until the game ends."""
         engine = _engine()
         self.state[engine.GUESSES] += guess
-        stack = self.scratch[-1]
+        stack = self.scratch[6]
         cols = self.cols
         for r, c in cells:
             if engine.click(
@@ -245,13 +246,31 @@ def play_out(game: Game) -> bool:
     return game.state == GameState.WON
 
 
+def _flush_caches() -> None:
+    """Empties numba's cache of every compiled function here: numba keys a function's
+    cache on its own file only, and a caller's would keep the code of a callee whose file
+    changed (the kernel's sources are one program, so they are compiled again together)."""
+    from numba.core.registry import CPUDispatcher
+
+    from . import _kernel, _kernel_ties
+
+    for module in (_kernel, _kernel_ties, _engine()):
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher) and value._cache is not None:
+                value._cache.flush()
+
+
 def warm() -> None:
-    """Compiles the kernel and the engine (or loads them from numba's cache) by playing a
-    small game and solving a board, then writes :func:`mscsp.compiled.stamp`."""
+    """Compiles the kernel and the engine afresh by playing a small game and solving a
+    board (what a sources' change needs: see :func:`_flush_caches`), then writes
+    :func:`mscsp.compiled.stamp`."""
+    _flush_caches()
     game = Game(9, 9, 10, seed=0)
     game.reveal(0, 0)
     play_turns(CompiledGame(game), guess=lambda solution: solution.best_move)
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
+    layouts = np.flatnonzero(game.mine.reshape(-1))[None, :]
+    play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64)))
     compiled.solve_small(Board(np.full((9, 9), COVERED, dtype=np.int8), 10))
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)

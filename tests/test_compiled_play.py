@@ -306,10 +306,13 @@ def test_a_game_lost_at_its_first_click_stays_lost():
 
 
 def test_binomials_modulo_a_prime():
+    """The kernel's ``C(n, high - s) mod p`` against Python's integers, ranges that run
+    past 0 and n included."""
     from math import comb
 
     from mscsp._kernel_ties import PRIMES, _binomials
 
-    for n in (0, 1, 7, 480):
+    for n, high, count in [(0, 0, 1), (1, 3, 5), (7, 4, 3), (480, 99, 40), (480, 470, 30)]:
         p = int(PRIMES[n % len(PRIMES)])
-        assert _binomials(n, p).tolist() == [comb(n, m) % p for m in range(n + 1)]
+        wanted = [comb(n, high - s) % p if 0 <= high - s <= n else 0 for s in range(count)]
+        assert _binomials(n, high, count, p).tolist() == wanted

@@ -1,25 +1,29 @@
-"""The ``mscsp`` command: a click group with one module per sub-command."""
+"""The ``mscsp`` command: a click group with one module per sub-command, each imported only
+when it runs (see :class:`~mscsp.cli.options.LazyCommands`)."""
 
 from __future__ import annotations
+
+from importlib import import_module
 
 import click
 
 from .. import __version__
-from .backends import backends
-from .bench import bench
-from .corpus import corpus
-from .export import export
-from .learn import learn
-from .learn_ablation import ablation
-from .learn_dagger import dagger
-from .learn_seeds import system
-from .learn_sweep import sweep
-from .options import OneLineUsageGroup
-from .play import play
-from .probs import probs
-from .replay import replay
-from .sample import sample
-from .serve import serve
+from .options import LazyCommands, OneLineUsageGroup
+
+
+def _command(module: str, name: str | None = None):
+    """The loader of the command ``name`` (default: the module's last word) of
+    ``mscsp.cli.<module>``."""
+    return lambda: getattr(import_module(f"{__name__}.{module}"), name or module)
+
+
+def _learn() -> click.Group:
+    learn = _command("learn")()
+    learn.add_command(_command("learn_ablation", "ablation")())
+    learn.add_command(_command("learn_dagger", "dagger")())
+    learn.add_command(_command("learn_sweep", "sweep")())
+    learn.add_command(_command("learn_seeds", "system")())
+    return learn
 
 
 @click.group(cls=OneLineUsageGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,17 +32,17 @@ def main() -> None:
     """Minesweeper as a constraint problem: exact probabilities, solvers, players, learners."""
 
 
-main.add_command(probs)
-main.add_command(sample)
-main.add_command(backends)
-main.add_command(bench)
-main.add_command(export)
-main.add_command(corpus)
-learn.add_command(ablation)
-learn.add_command(dagger)
-learn.add_command(sweep)
-learn.add_command(system)
-main.add_command(learn)
-main.add_command(play)
-main.add_command(serve)
-main.add_command(replay)
+main.commands = LazyCommands(
+    {
+        "probs": _command("probs"),
+        "sample": _command("sample"),
+        "backends": _command("backends"),
+        "bench": _command("bench"),
+        "export": _command("export"),
+        "corpus": _command("corpus"),
+        "learn": _learn,
+        "play": _command("play"),
+        "serve": _command("serve"),
+        "replay": _command("replay"),
+    }
+)

@@ -399,3 +399,51 @@ def games_per_shard_option(default: int) -> Callable:
         show_default=True,
         help="Games per shard file (the unit of resuming).",
     )
+
+
+class LazyCommands(dict):
+    """A group's sub-commands by name, each imported the first time it is asked for: a
+    command starts without importing what the others need (``mscsp play`` does not load the
+    web stack or the learners). Listing names imports nothing; anything that reads the
+    commands themselves (``--help``, ``items()``) imports those it reads.
+
+    Args:
+        where: Each name's loader (returns the command).
+    """
+
+    def __init__(self, where: dict[str, Callable[[], click.Command]]):
+        super().__init__()
+        self.where = where
+
+    def _load(self, name: str) -> click.Command | None:
+        if not dict.__contains__(self, name) and name in self.where:
+            dict.__setitem__(self, name, self.where[name]())
+        return dict.get(self, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        found = self._load(name)
+        return default if found is None else found
+
+    def __getitem__(self, name: str) -> click.Command:
+        found = self._load(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.where or dict.__contains__(self, name)
+
+    def __iter__(self):
+        return iter(sorted(set(self.where) | set(dict.keys(self))))
+
+    def __len__(self) -> int:
+        return len(set(self.where) | set(dict.keys(self)))
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
