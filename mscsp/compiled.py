@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import time
+import types
 from functools import cache, lru_cache
 from math import comb
 from operator import itemgetter
@@ -52,9 +53,28 @@ def _kernel():
         import numba  # noqa: F401
     except ImportError:
         return None
+    _start_numba()
     from . import _kernel as module
 
     return module.solve_flat
+
+
+def _start_numba() -> None:
+    """Readies numba's code generator, without the import of ``scipy.linalg`` its first
+    use makes (0.3 s of a run's start-up, a third of numba's) only to learn whether BLAS is
+    there: none of the kernel's code uses it, and scipy (a dependency) has it. The modules
+    stand in for that one step; a later ``import scipy.linalg`` gets the real ones."""
+    from numba.core.registry import cpu_target
+
+    names = ("scipy.linalg", "scipy.linalg.cython_blas")
+    standing_in = [name for name in names if name not in sys.modules]
+    for name in standing_in:
+        sys.modules[name] = types.ModuleType(name)
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        for name in standing_in:
+            del sys.modules[name]
 
 
 def numba_missing() -> bool:

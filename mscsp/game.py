@@ -96,23 +96,21 @@ def first_move(
     return check_cell((rows, cols), r, c, "first move")
 
 
-def draw_mines(
-    rng: np.random.Generator,
-    rows: int,
-    cols: int,
-    mines: int,
-    first_click: FirstClick,
-    r: int,
-    c: int,
-) -> np.ndarray:
-    """The mines' row-major cells a game places at its first click ``(r, c)`` (what
-    :class:`Game` draws from its generator; the batch engine draws the same)."""
+def mine_candidates(rows: int, cols: int, first_click: FirstClick, r: int, c: int) -> np.ndarray:
+    """The row-major cells that may hold a mine when the first click is ``(r, c)``."""
     allowed = np.ones((rows, cols), dtype=bool)
     if first_click == FirstClick.SAFE:
         allowed[r, c] = False
     elif first_click == FirstClick.OPENING:
         allowed[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
-    return rng.choice(np.flatnonzero(allowed), size=mines, replace=False)
+    return np.flatnonzero(allowed)
+
+
+def draw_mines(rng: np.random.Generator, candidates: np.ndarray, mines: int) -> np.ndarray:
+    """The mines' row-major cells a game places at its first click, drawn from
+    :func:`mine_candidates` (what :class:`Game` draws from its generator; the batch engine
+    draws the same)."""
+    return rng.choice(candidates, size=mines, replace=False)
 
 
 class Game:
@@ -215,7 +213,8 @@ class Game:
         self._numbers = numbers
 
     def _place_mines(self, r: int, c: int) -> None:
-        chosen = draw_mines(self.rng, self.rows, self.cols, self.mines, self.first_click, r, c)
+        candidates = mine_candidates(self.rows, self.cols, self.first_click, r, c)
+        chosen = draw_mines(self.rng, candidates, self.mines)
         mine = np.zeros(self.rows * self.cols, dtype=bool)
         mine[chosen] = True
         self._set_layout(mine.reshape(self.rows, self.cols))

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .errors import BackendUnavailableError, InvalidInputError
-from .game import FirstClick, Game, draw_mines, first_move
+from .game import FirstClick, Game, draw_mines, first_move, mine_candidates
 from .outlock import output_lock
 from .players import Player, get_player, player_factory
 
@@ -145,9 +145,19 @@ class GameResult:
         return cls(int(index), bool(won), float(cleared), int(moves), int(guesses), float(seconds))
 
 
+#: What each of a game's seeds draws (see :func:`game_seeds`).
+LAYOUT, PLAYER, FIRST_MOVE = range(3)
+
+
+def game_seed(seed: int, index: int, role: int) -> np.random.SeedSequence:
+    """The seed of game ``index`` for one ``role`` (:data:`LAYOUT`, :data:`PLAYER`,
+    :data:`FIRST_MOVE`)."""
+    return np.random.SeedSequence(seed, spawn_key=(index, role))
+
+
 def game_seeds(seed: int, index: int) -> tuple[np.random.SeedSequence, ...]:
     """Seeds of game ``index``: mine layout, player generator, first move."""
-    return tuple(np.random.SeedSequence(seed, spawn_key=(index, k)) for k in range(3))
+    return tuple(game_seed(seed, index, role) for role in (LAYOUT, PLAYER, FIRST_MOVE))
 
 
 def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
@@ -196,16 +206,21 @@ def play_on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
 
     start = time.perf_counter()
     rule = FirstClick(config.first_click)
+    rows, cols = config.rows, config.cols
     layouts = np.empty((len(indices), config.mines), dtype=np.int64)
     firsts = np.empty(len(indices), dtype=np.int64)
+    fixed = None if config.first_move == "random" else first_move(config.first_move, rows, cols)
+    if fixed is not None:  # (the same first click, so the same candidates, in every game)
+        candidates = mine_candidates(rows, cols, rule, *fixed)
     for k, index in enumerate(indices):
-        layout_seed, _, move_seed = game_seeds(config.seed, index)
-        r, c = first_move(
-            config.first_move, config.rows, config.cols, np.random.default_rng(move_seed)
+        r, c = fixed or first_move(
+            "random", rows, cols, np.random.default_rng(game_seed(config.seed, index, FIRST_MOVE))
         )
-        rng = np.random.default_rng(layout_seed)
-        layouts[k] = draw_mines(rng, config.rows, config.cols, config.mines, rule, r, c)
-        firsts[k] = r * config.cols + c
+        if fixed is None:
+            candidates = mine_candidates(rows, cols, rule, r, c)
+        rng = np.random.default_rng(game_seed(config.seed, index, LAYOUT))
+        layouts[k] = draw_mines(rng, candidates, config.mines)
+        firsts[k] = r * cols + c
     batch = CompiledBatch(config.rows, config.cols, layouts, firsts)
     play_turns(batch)
     seconds = (time.perf_counter() - start) / len(indices)
