@@ -20,6 +20,8 @@ not hold it yet, it is compiled in the background (see :func:`ready`).
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import importlib.util
 import os
 import subprocess
 import sys
@@ -146,9 +148,9 @@ def stamp() -> Path:
     key = hashlib.sha256()
     for name in ("_kernel.py", "_kernel_ties.py", "_engine.py", "_kernel_status.py", "board.py"):
         key.update((_HERE / name).read_bytes())
-    import numba
-
-    key.update(f"{numba.__version__} {sys.version} {os.environ.get('NUMBA_CACHE_DIR')}".encode())
+    # (numba's version from its metadata: importing it takes 0.4 s)
+    numba = importlib.metadata.version("numba")
+    key.update(f"{numba} {sys.version} {os.environ.get('NUMBA_CACHE_DIR')}".encode())
     folder = _HERE / "__pycache__"
     if not os.access(folder if folder.exists() else _HERE, os.W_OK):
         folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mscsp"
@@ -184,6 +186,17 @@ def _compile_in_background() -> subprocess.Popen | None:
         return None
 
 
+def compiled_here() -> bool:
+    """Whether numba's cache holds the kernel (numba is not imported to tell)."""
+    return enabled and importlib.util.find_spec("numba") is not None and stamp().exists()
+
+
+def compiling() -> bool:
+    """Whether this process waits on a compile it started in the background (see
+    :func:`ready`): :func:`load` would wait for it to finish."""
+    return _compiling is not None and _compiling.poll() is None
+
+
 def load() -> bool:
     """Loads the kernel now, waiting for its compile if it must, and ends the warm-up (for
     benchmarks, tests and long runs).
@@ -194,6 +207,8 @@ def load() -> bool:
     global _warm, _loaded
     _warm = WARMUP
     if available() and not _loaded:
+        if _compiling is not None:
+            _compiling.wait()  # the compile this process started in the background
         if not stamp().exists():
             command, env = _compile_command()
             subprocess.run(command, env=env, check=False, capture_output=True)

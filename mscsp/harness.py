@@ -26,6 +26,10 @@ from .outlock import output_lock
 from .players import Player, get_player, player_factory
 
 EXECUTORS = ("process", "ray")
+#: Games times cells from which a run waits for the compiled engine's first compile (about
+#: a minute of one core, once per install) instead of playing on the pure road meanwhile:
+#: 2,000,000 is about 4,000 expert games, a minute or more on the pure road.
+WAIT_FOR_ENGINE = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -499,6 +503,22 @@ def _open_log(
     return {}
 
 
+def _wait_for_engine(
+    player: Player, config: RunConfig, games: int, on_compile: Callable[[], None] | None
+) -> None:
+    """Waits for the engine's first compile where the run is long enough to gain by it."""
+    from . import compiled
+
+    cells = config.rows * config.cols
+    if games * cells < WAIT_FOR_ENGINE or compiled.compiled_here():
+        return
+    # (Starts the compile in the background where the player plays on the engine.)
+    if not player.plays_batches(config.rows, config.cols, games) and compiled.compiling():
+        if on_compile is not None:
+            on_compile()
+        compiled.load()
+
+
 def run(
     config: RunConfig,
     games: int,
@@ -511,6 +531,7 @@ def run(
     batch_size: int | None = None,
     on_batch: Callable[[list[GameResult], Summary], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    on_compile: Callable[[], None] | None = None,
 ) -> Summary:
     """Plays games ``0 .. games-1`` of ``config`` and summarises them.
 
@@ -527,6 +548,8 @@ def run(
         on_batch: Called after each batch with its results and the running summary.
         on_start: Called once the log is read, before the first game, with the games
             already played (by an earlier session of a resumed run) and those to play.
+        on_compile: Called before the run waits for the compiled engine's first compile
+            (a long run, where it pays: see :data:`WAIT_FOR_ENGINE`).
 
     Returns:
         The summary of all games, earlier sessions of a resumed run included. On
@@ -547,10 +570,11 @@ def run(
     # a second run on the same log is refused before it writes a byte. Only this process
     # writes the log (workers return their batches), so they need no lock of their own.
     with output_lock(log, "play log"):
-        get_player(config.strategy, **config.options)  # fail fast on a bad spec, here
+        player = get_player(config.strategy, **config.options)  # fail fast on a bad spec
         run_log = RunLog(log) if log is not None else None
         done = _open_log(run_log, config, games, resume=resume, new_log=new_log)
         todo = [i for i in range(games) if i not in done]
+        _wait_for_engine(player, config, len(todo), on_compile)
         size = batch_size or max(1, min(250, math.ceil(len(todo) / (10 * workers))))
         batches = [todo[k : k + size] for k in range(0, len(todo), size)]
         tally = Tally(r for i, r in done.items() if i < games)

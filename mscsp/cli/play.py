@@ -277,6 +277,11 @@ def play(
                     new_log=overwrite,
                     on_batch=on_batch,
                     on_start=on_start,
+                    on_compile=lambda: click.echo(
+                        "compiling the game engine, once per install (about a minute); "
+                        "later runs start at once",
+                        err=True,
+                    ),
                 )
         except KeyboardInterrupt:
             exit_interrupted(
