@@ -316,3 +316,21 @@ def test_binomials_modulo_a_prime():
         p = int(PRIMES[n % len(PRIMES)])
         wanted = [comb(n, high - s) % p if 0 <= high - s <= n else 0 for s in range(count)]
         assert _binomials(n, high, count, p).tolist() == wanted
+
+
+def test_whether_the_kernel_is_compiled_is_told_without_numba(tmp_path):
+    """A long run asks whether the engine is compiled before it plays (to wait for a first
+    compile rather than play beside it): the answer needs no numba import, and a numba
+    cache of its own (another NUMBA_CACHE_DIR) starts uncompiled."""
+    compiled.load()
+    assert compiled.compiled_here()
+    script = (
+        "import sys\n"
+        "from mscsp import compiled\n"
+        "print(compiled.compiled_here(), 'numba' in sys.modules)\n"
+    )
+    env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "False"]

@@ -219,3 +219,29 @@ def test_ctrl_c_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert {k: v for k, v in summary.items() if k not in timings} == {
         k: v for k, v in json.loads(straight.stdout).items() if k not in timings
     }
+
+
+def test_a_command_imports_only_what_it_runs():
+    """``mscsp play`` starts without importing the other commands or what they need (the
+    web stack, the backends' table), and a listing of the commands imports none of them."""
+    script = (
+        "import json, sys\n"
+        "from click.testing import CliRunner\n"
+        "from mscsp.cli import main\n"
+        "names = list(main.commands)\n"
+        "listed = [m for m in sys.modules if m.startswith('mscsp.cli.')]\n"
+        "result = CliRunner().invoke(main, ['play', '-s', 'csp-random', '-n', '2', '--json'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "loaded = [m for m in sys.modules if m.startswith('mscsp.cli.')]\n"
+        "web = [m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn')]\n"
+        "print(json.dumps([names, listed, loaded, web, 'mscsp.web' in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=repo_env(), capture_output=True, text=True, check=True
+    )
+    names, listed, loaded, web, ours = json.loads(done.stdout.strip().splitlines()[-1])
+    commands = {f"mscsp.cli.{name}" for name in names}
+    assert {"play", "serve", "probs", "learn", "bench"} <= set(names)
+    assert listed and not commands & set(listed)
+    assert "mscsp.cli.play" in loaded and not (commands - {"mscsp.cli.play"}) & set(loaded)
+    assert not web and not ours
