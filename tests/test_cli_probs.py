@@ -83,6 +83,50 @@ def test_time_limit_exits_with_code_5():
     assert "time limit" in result.output
 
 
+def _stopped_board() -> str:
+    """A 16x30 lattice of numbers (one cell in four), which no counter finishes in 0.3 s."""
+    from mscsp.families import lattice
+
+    return lattice(16, 30, 0.4, seed=0).to_text()
+
+
+def test_fallback_answers_where_the_exact_count_stops():
+    """With --fallback, a count stopped by its limit gives way to the estimator's odds,
+    flagged approximate, with the estimator's measured error; without a stop, the exact
+    answer is unchanged."""
+    text = _stopped_board()
+    args = ["probs", "-", "--time-limit", "0.3", "--fallback", "bp", "--json"]
+    result = run(args, stdin=text)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["approximate"] and out["backend"] == "bp" and not out["exact"]
+    assert "time limit" in out["fallback"]["exact_stopped"]
+    assert out["fallback"]["measured_mean_abs_error"]["lattice"] > 0
+    probs = [p for row in out["probabilities"] for p in row if p is not None]
+    assert probs and all(0.0 <= p <= 1.0 for p in probs)
+    shown = run(args[:-1], stdin=text)
+    assert shown.exit_code == 0 and "APPROXIMATE" in shown.output
+    assert "the exact count stopped" in shown.output and "mean |dp|" in shown.output
+    easy = "3x3x1\n1??\n???\n???\n"
+    exact = run(["probs", "-", "--time-limit", "5", "--fallback", "bp", "--json"], stdin=easy)
+    assert exact.exit_code == 0 and not json.loads(exact.output)["approximate"]
+    assert "fallback" not in json.loads(exact.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--fallback", "dss"], "does not count"),
+        (["--backend", "bp", "--fallback", "mcmc"], "stands in for an exact count"),
+        (["--fallback", "nonesuch"], "nonesuch"),
+    ],
+)
+def test_fallback_refuses_what_cannot_stand_in(args, words):
+    result = run(["probs", "-", *args], stdin=_stopped_board())
+    assert result.exit_code == 2 and words in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     ("board", "cell"),
     [

@@ -30,6 +30,19 @@ def test_same_seed_same_games_whatever_the_workers():
     ]
 
 
+def test_a_long_run_is_the_same_on_any_number_of_workers():
+    """400 games: in this process on the batch engine; on two workers, batches on the pure
+    road while each worker warms up, then on the engine. The same games either way."""
+    from mscsp import compiled
+
+    compiled.load()
+    config = dataclasses.replace(BEGINNER, seed=8)
+    one = run(config, 400, workers=1)
+    two = run(config, 400, workers=2, batch_size=25)
+    assert outcome(one) == outcome(two)
+    assert 0 < one.wins < one.games
+
+
 def test_games_are_independent_of_batching():
     together = play_batch(BEGINNER, list(range(6)))
     apart = play_batch(BEGINNER, [5, 4]) + play_batch(BEGINNER, [0, 1, 2, 3])

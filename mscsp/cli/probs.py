@@ -9,8 +9,8 @@ import click
 
 from ..board import MAX_TEXT, Board, parse_board
 from ..contradiction import explained
-from ..errors import InconsistentBoardError, InvalidInputError
-from ..estimators import CountingEstimator, Estimate, get_estimator
+from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..estimators import CountingEstimator, Estimate, Estimator, get_estimator, kind_of
 from ..explain import explain, parse_cells
 from ..heatmap import save_png
 from ..inputs import read_bounded
@@ -71,6 +71,14 @@ def read_board_text(path: str | None) -> bytes:
     help="Why: the numbers that force a certain cell, or the layout counts behind a "
     "probability (repeatable; 'all': every certain cell; JSON key 'explanations').",
 )
+@click.option(
+    "--fallback",
+    metavar="ESTIMATOR",
+    default=None,
+    help="Where the exact count stops at a limit (--time-limit, memory, a component too "
+    "large), answer with this estimator instead (bp, mcmc[:SWEEPS], sampler:N, "
+    "learner:PATH), flagged APPROXIMATE with its measured error (JSON key 'fallback').",
+)
 @reports_errors
 def probs(
     file: str | None,
@@ -81,6 +89,7 @@ def probs(
     show_exact: bool,
     png: str | None,
     explain_cells: tuple[str, ...],
+    fallback: str | None,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
 
@@ -94,8 +103,23 @@ def probs(
     board = parse_board(text, mines=mines)
     wanted = parse_cells(explain_cells, board) if explain_cells else []
     estimator = get_estimator(backend, time_limit=time_limit or None)
+    backup = _fallback(fallback, backend, estimator, time_limit)
+    stopped = None
     if isinstance(estimator, CountingEstimator):
-        solution = _solve(board, estimator)
+        try:
+            solution = _solve(board, estimator)
+        except SolverLimitError as exc:
+            if backup is None:
+                raise
+            stopped = str(exc)
+            try:
+                solution = Estimate(board, backup.estimate(board))
+            except SolverLimitError as also:
+                raise SolverLimitError(
+                    f"the exact count stopped ({stopped}), and so did --fallback: {also}"
+                ) from None
+            show_exact = False
+            explain_cells = ()
     elif show_exact:
         raise InvalidInputError(f"--exact needs exact counts; backend {backend!r} estimates")
     elif explain_cells:
@@ -108,16 +132,26 @@ def probs(
             save_png(solution, png)
         except OSError as exc:
             raise InvalidInputError(f"cannot write {png}: {exc.strerror}") from None
+    answered = backend if stopped is None else fallback
     if as_json:
-        out = solution_json(solution, backend, exact=show_exact)
+        out = solution_json(solution, answered, exact=show_exact)
         if isinstance(solution, Estimate):
             out["exact"] = False  # an estimate has no exact fractions to give
         if explanations is not None:
             out["explanations"] = explanations
+        if stopped is not None:
+            out["fallback"] = {
+                "estimator": fallback,
+                "exact_stopped": stopped,
+                "measured_mean_abs_error": dict(kind_of(fallback).measured),
+            }
         click.echo(json.dumps(out))
         return
+    if stopped is not None:
+        click.echo(f"the exact count stopped ({stopped}): fallback {fallback}")
+        click.echo(_measured(fallback))
     if solution.approximate:
-        click.echo(f"APPROXIMATE probabilities (backend {backend}): not exact counts")
+        click.echo(f"APPROXIMATE probabilities (backend {answered}): not exact counts")
     click.echo(probability_map(solution))
     click.echo()
     click.echo(f"safe cells ({len(solution.safe)}): " + _cells(solution.safe))
@@ -149,6 +183,35 @@ def _solve(board: Board, estimator: CountingEstimator) -> Solution:
         return estimator.solve(board)
     except InconsistentBoardError as exc:
         raise explained(board, exc, estimator.backend) from None
+
+
+def _fallback(
+    spec: str | None, backend: str, estimator: Estimator, time_limit: float
+) -> Estimator | None:
+    """The ``--fallback`` estimator (with the same time limit, so that the answer comes
+    within twice it), refused where it cannot stand in for an exact count."""
+    if spec is None:
+        return None
+    if not isinstance(estimator, CountingEstimator):
+        raise InvalidInputError(
+            f"--fallback stands in for an exact count; --backend {backend} estimates"
+        )
+    backup = get_estimator(spec, time_limit=time_limit or None)
+    if isinstance(backup, CountingEstimator):
+        raise InvalidInputError(
+            f"--fallback takes an estimator that does not count (bp, mcmc, sampler:N, "
+            f"learner:PATH), got {spec!r}"
+        )
+    return backup
+
+
+def _measured(spec: str) -> str:
+    """What the fallback's answers have been worth, where measured."""
+    measured = kind_of(spec).measured
+    if not measured:
+        return f"{spec}'s error on hard boards is not measured (see docs/estimators.md)"
+    by_family = ", ".join(f"{family} {error:.4f}" for family, error in measured)
+    return f"{kind_of(spec).name}'s mean |dp| by family of the hard corpus: {by_family}"
 
 
 def _cells(cells: list[tuple[int, int]], limit: int = 20) -> str:

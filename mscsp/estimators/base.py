@@ -31,6 +31,9 @@ class EstimatorKind:
             one by one (:meth:`Estimator.estimate_batch`).
         available: Whether its packages (and artefact) are here; imports lazily.
         build: ``build(kind, arg, time_limit)`` makes the estimator.
+        measured: Its mean |dp| against exact odds by family of the hard corpus, where
+            measured (``docs/estimators.md``), with its defaults: what an answer of it is
+            worth where no exact one is at hand (``mscsp probs --fallback``).
     """
 
     name: str
@@ -42,6 +45,7 @@ class EstimatorKind:
     batches: bool
     available: Callable[[], bool]
     build: Callable[[EstimatorKind, str, float | None], Estimator]
+    measured: tuple[tuple[str, float], ...] = ()
 
     def make(self, arg: str = "", time_limit: float | None = None) -> Estimator:
         """The estimator, after checking its packages.
