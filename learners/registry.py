@@ -2,7 +2,8 @@
 
 :data:`SYSTEMS` is ordered and its first entry is the default: ``learner``, the Flax networks
 of :mod:`learners.nets` (``learner:PATH``, ``learner:default`` or plain ``learner``); then the
-seed papers' systems, paper by paper. Each entry names its family (the subpackage it lives
+seed papers' systems, paper by paper; then this project's baselines (``rules-local``, the
+learner's play without its net). Each entry names its family (the subpackage it lives
 in), the callable that builds its player and the one that trains it (``"module:callable"``,
 imported only when asked for), the pip extra its packages come from and the modules it needs
 (:meth:`LearnedSystem.supported` imports them lazily).
@@ -237,6 +238,17 @@ _SYSTEMS = (
         "004 v6.0",
         "exact probabilities + the csp-dqn net refitted on its own games, episode by episode, to "
         "Monte-Carlo returns (no TD, replay buffer or target network)",
+    ),
+    LearnedSystem(
+        "rules-local",
+        "nets",
+        "learners.nets.player:RulesLocalPlayer",
+        None,
+        "ml",
+        (),
+        "",
+        "baseline: learner's rules and check before a guess on a local estimate, no net "
+        "(what the net's ranking of guesses earns)",
     ),
 )
 

@@ -49,9 +49,12 @@ def plays_whole_game(player, board, games: int = 2) -> list:
 
 
 def test_registry_is_ordered_by_paper_and_complete() -> None:
-    default, *seeds = SYSTEMS.values()
+    default, *others = SYSTEMS.values()
     assert default.name == "learner" and default.family == "nets"
+    seeds = [s for s in others if s.paper]
     assert [s.name for s in seeds] == list(PAPER_BOARD)
+    # After the papers, this project's baselines (no paper).
+    assert [s.name for s in others[len(seeds) :]] == ["rules-local"]
     papers = [s.paper[:3] for s in seeds]
     assert papers == sorted(papers)
     assert {s.family for s in SYSTEMS.values()} == set(FAMILIES)

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mscsp.board import COVERED, Board, neighbour_counts
+from mscsp.board import COVERED, FLAG, Board, neighbour_counts, neighbour_sum
 from mscsp.deadline import Deadline
 from mscsp.deduce import deduce as deduce_cells
 from mscsp.errors import InconsistentBoardError, InvalidInputError, SolverLimitError
@@ -195,11 +195,16 @@ class LearnerPlayer(Player):
         if symmetric is not None and not isinstance(symmetric, bool):
             raise InvalidInputError(f"symmetric must be true or false, got {symmetric!r}")
         self.symmetric = self.SYMMETRIC if symmetric is None else symmetric
+        self.deduce = self.deduce_choice(deduce)
+
+    @classmethod
+    def deduce_choice(cls, deduce: str | None) -> str:
+        """``deduce``, checked against :data:`DEDUCE_CHOICES` (``None``: :attr:`DEDUCE`)."""
         if deduce is not None and deduce not in DEDUCE_CHOICES:
             raise InvalidInputError(
                 f"deduce must be one of {', '.join(DEDUCE_CHOICES)}, got {deduce!r}"
             )
-        self.deduce = self.DEDUCE if deduce is None else deduce
+        return cls.DEDUCE if deduce is None else deduce
 
     def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
         """Predicted mine probabilities for a batch of same-size positions."""
@@ -268,6 +273,62 @@ class LearnerPlayer(Player):
         # A turn of confident-safe cells is no guess; a cell above the threshold is one.
         self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
         return moves
+
+
+def local_estimate(cells: np.ndarray, mines: int) -> np.ndarray:
+    """A mine probability per cell from each cell's own neighbourhood, no counting: a
+    covered cell next to numbers takes the highest of their ratios (mines still needed over
+    covered neighbours), any other the density of the mines left; flags are 1."""
+    covered = cells == COVERED
+    flags = cells == FLAG
+    left = mines - int(flags.sum())
+    density = min(max(left / max(int(covered.sum()), 1), 0.0), 1.0)
+    numbers = cells >= 0
+    unknown = neighbour_sum(covered)
+    need = np.where(numbers, cells - neighbour_sum(flags), 0)
+    ratio = np.where(numbers & (unknown > 0), need / np.maximum(unknown, 1), -1.0)
+    # The highest ratio among each cell's neighbours (-1 where none has a number).
+    padded = np.pad(ratio, 1, constant_values=-1.0)
+    rows, cols = cells.shape
+    highest = np.max(
+        [padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols] for dr, dc in _AROUND], axis=0
+    )
+    probs = np.where(highest >= 0, np.clip(highest, 0.0, 1.0), density)
+    return np.where(flags, 1.0, np.where(covered, probs, 0.0))
+
+
+_AROUND = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+
+
+class RulesLocalPlayer(LearnerPlayer):
+    """``rules-local``: the learner's play with no net, to show what the net is worth.
+
+    Everything of ``learner`` but the model: the same move rule, the same pooling of
+    exchangeable cells and tie-break, the same check before a guess (:mod:`mscsp.deduce`),
+    on :func:`local_estimate`'s probabilities instead of the net's. The points
+    ``learner:default`` wins over it are what the net earns by ranking guesses.
+
+    Args:
+        safe_below: Probability under which cells are revealed in bulk.
+        deduce: What to check before a guess (:data:`DEDUCE_CHOICES`; default ``cases``).
+    """
+
+    name: ClassVar[str] = "rules-local"
+
+    def __init__(self, safe_below: float = SAFE_BELOW, deduce: str | None = None):
+        self.safe_below = safe_below
+        self.symmetric = False  # (the estimate is symmetric already)
+        self.deduce = self.deduce_choice(deduce)
+
+    def probabilities_batch(self, cells: np.ndarray, mines: np.ndarray | int) -> np.ndarray:
+        cells = np.asarray(cells)
+        batch = cells if cells.ndim == 3 else cells[None]
+        totals = np.broadcast_to(mines, (len(batch),))
+        probs = np.stack([local_estimate(c, int(m)) for c, m in zip(batch, totals, strict=True)])
+        probs = exchangeable_mean(probs, batch)
+        if self.deduce != "none":
+            probs = self.check_before_guess(probs, batch, totals)
+        return probs
 
 
 class LowestCellPlayer(LearnerPlayer):
