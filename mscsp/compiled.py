@@ -164,15 +164,32 @@ def _compile_command() -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "mscsp.compiled_play"], {**os.environ, "PYTHONPATH": path}
 
 
-def _compile_in_background() -> subprocess.Popen | None:
-    """Starts the compile unless another process already runs one (a lock younger than ten
-    minutes); ``None`` where it does not."""
+#: Seconds after which a compile's lock is taken for abandoned (a compile takes about one).
+LOCK_SECONDS = 600
+
+
+def _take_lock() -> bool:
+    """Takes the compile's lock file (atomically: one process compiles, as a compile first
+    empties numba's cache); False where another process holds a lock younger than
+    :data:`LOCK_SECONDS`."""
     lock = stamp().with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
     try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        if lock.exists() and time.time() - lock.stat().st_mtime < 600:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        if time.time() - lock.stat().st_mtime < LOCK_SECONDS:
+            return False
+        lock.touch()  # (an abandoned lock: taken over)
+        return True
+
+
+def _compile_in_background() -> subprocess.Popen | None:
+    """Starts the compile unless another process already runs one; ``None`` where it does
+    not."""
+    try:
+        if not _take_lock():
             return None
-        lock.touch()
         command, env = _compile_command()
         return subprocess.Popen(
             command,
@@ -184,6 +201,21 @@ def _compile_in_background() -> subprocess.Popen | None:
         )
     except OSError:
         return None
+
+
+def _compile_now() -> None:
+    """Compiles here, or waits for the compile another process holds the lock of."""
+    try:
+        while not _take_lock():
+            if stamp().exists():
+                return
+            time.sleep(POLL_SECONDS)
+    except OSError:
+        pass  # (no lock can be kept here: compile all the same)
+    if not stamp().exists():
+        command, env = _compile_command()
+        subprocess.run(command, env=env, check=False, capture_output=True)
+    stamp().with_suffix(".lock").unlink(missing_ok=True)
 
 
 def compiled_here() -> bool:
@@ -210,8 +242,7 @@ def load() -> bool:
         if _compiling is not None:
             _compiling.wait()  # the compile this process started in the background
         if not stamp().exists():
-            command, env = _compile_command()
-            subprocess.run(command, env=env, check=False, capture_output=True)
+            _compile_now()
         # (Should that compile have failed, the first call compiles here.)
         _loaded = True
     return available()

@@ -334,3 +334,21 @@ def test_whether_the_kernel_is_compiled_is_told_without_numba(tmp_path):
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_one_process_compiles_at_a_time(tmp_path):
+    """A compile empties numba's cache first, so two at once could undo each other: the
+    lock is taken atomically, refused while young, taken over once abandoned."""
+    script = (
+        "import os\n"
+        "from mscsp import compiled\n"
+        "lock = compiled.stamp().with_suffix('.lock')\n"
+        "try:\n"
+        "    print(compiled._take_lock(), compiled._take_lock())\n"
+        "    os.utime(lock, (0, 0))  # (abandoned long ago)\n"
+        "    print(compiled._take_lock())\n"
+        "finally:\n"
+        "    lock.unlink(missing_ok=True)\n"
+    )
+    env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path)}  # (a lock of its own)
+    assert _run(script, env).split("\n") == ["True False", "True"]
