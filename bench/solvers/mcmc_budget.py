@@ -108,20 +108,12 @@ def plot(records: list[dict], stem: Path) -> None:
                 label="bp (all)",
                 zorder=5,
             )
-    left.set(
-        xscale="log",
-        yscale="log",
-        xlabel="sweeps per chain (4 chains)",
-        ylabel="mean |dp| against exact",
-        title="mcmc: error against budget",
-    )
-    right.set(
-        xscale="log",
-        yscale="log",
-        xlabel="median seconds per position",
-        ylabel="mean |dp| against exact",
-        title="error against time (bp: the star)",
-    )
+    for axes, x, title in (
+        (left, "sweeps per chain (4 chains)", "mcmc: error against budget"),
+        (right, "median seconds per position", "error against time (bp: the star)"),
+    ):
+        axes.set(xscale="log", yscale="log", xlabel=x, ylabel="mean |dp| against exact")
+        axes.set_title(title)
     left.set_xticks(BUDGETS, [str(b) for b in BUDGETS])
     left.minorticks_off()
     for axes in (left, right):
