@@ -35,6 +35,8 @@ SHIPPED = (
     ("csp-nn-iter", 9, 9, 10, "safe", "corner", 89.90, 70, 0.85),
     ("csp-dqn", 9, 9, 10, "safe", "corner", 91.10, 70, 0.85),
     ("csp-dqn-iter", 9, 9, 10, "safe", "corner", 90.10, 70, 0.85),
+    # (No model: the baseline whose rules the learner's player shares.)
+    ("rules-local", 16, 30, 99, "safe", "corner", 33.40, 20, 0.45),
 )
 
 
