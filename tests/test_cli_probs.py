@@ -212,3 +212,25 @@ def test_map_has_a_legend_and_small_percentages_are_not_numbers():
     assert "counted from 0" in result.output
     plain = run(["probs", "-", "--json"], stdin="6x2x1\n??????\n??????\n")
     assert json.loads(plain.output)["probabilities"][0][0] == 1 / 12
+
+
+def test_an_estimators_run_is_reported_in_strict_json():
+    """``bp`` says whether it converged and ``mcmc`` its chains and R-hat, in the text and
+    in JSON that strict parsers read (an infinite R-hat is written as text)."""
+    from mscsp.families import lattice
+
+    text = lattice(8, 8, 0.4, seed=1).to_text()
+
+    def strict(raw: str):
+        return json.loads(raw, parse_constant=lambda name: pytest.fail(f"bare {name}"))
+
+    bp = run(["probs", "-", "--backend", "bp", "--json"], stdin=text)
+    assert bp.exit_code == 0, bp.output
+    assert isinstance(strict(bp.output)["report"]["converged"], bool)
+    mcmc = run(["probs", "-", "--backend", "mcmc:40", "--json"], stdin=text)
+    report = strict(mcmc.output)["report"]
+    assert report["chains"] >= 1 and report["sweeps"] == 40 and "rhat" in report
+    shown = run(["probs", "-", "--backend", "bp"], stdin=text)
+    assert "bp run: iterations" in shown.output and "converged" in shown.output
+    exact = run(["probs", "-", "--json"], stdin=text)
+    assert "report" not in strict(exact.output)

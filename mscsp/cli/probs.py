@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from importlib import resources
+from typing import Any
 
 import click
 
@@ -126,6 +129,7 @@ def probs(
         raise InvalidInputError(f"--explain needs exact counts; backend {backend!r} estimates")
     else:
         solution = Estimate(board, estimator.estimate(board))
+    report = _report(backup if stopped is not None else estimator)
     explanations = explain(board, solution, wanted, time_limit or None) if explain_cells else None
     if png:
         try:
@@ -139,6 +143,8 @@ def probs(
             out["exact"] = False  # an estimate has no exact fractions to give
         if explanations is not None:
             out["explanations"] = explanations
+        if report is not None:
+            out["report"] = report
         if stopped is not None:
             out["fallback"] = {
                 "estimator": fallback,
@@ -152,6 +158,11 @@ def probs(
         click.echo(_measured(fallback))
     if solution.approximate:
         click.echo(f"APPROXIMATE probabilities (backend {answered}): not exact counts")
+    if report is not None:
+        shown = (
+            f"{k} {format(v, '.3g') if isinstance(v, float) else v}" for k, v in report.items()
+        )
+        click.echo(f"{answered} run: " + ", ".join(shown))
     click.echo(probability_map(solution))
     click.echo()
     click.echo(f"safe cells ({len(solution.safe)}): " + _cells(solution.safe))
@@ -203,6 +214,19 @@ def _fallback(
             f"learner:PATH), got {spec!r}"
         )
     return backup
+
+
+def _report(estimator: Estimator | None) -> dict[str, Any] | None:
+    """How the estimator's run ended (``bp``'s convergence, ``mcmc``'s chains and R-hat),
+    where it says: what to read before trusting its map. Numbers JSON cannot hold (an
+    infinite R-hat) are written as text."""
+    report = getattr(estimator, "report", None)
+    if report is None or not dataclasses.is_dataclass(report):
+        return None
+    return {
+        key: value if not isinstance(value, float) or math.isfinite(value) else str(value)
+        for key, value in dataclasses.asdict(report).items()
+    }
 
 
 def _measured(spec: str) -> str:
