@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 from importlib import resources
-from typing import Any
 
 import click
 
 from ..board import MAX_TEXT, Board, parse_board
 from ..contradiction import explained
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
-from ..estimators import CountingEstimator, Estimate, Estimator, get_estimator, kind_of
+from ..estimators import (
+    CountingEstimator,
+    Estimate,
+    Estimator,
+    get_estimator,
+    kind_of,
+    run_report,
+)
 from ..explain import explain, parse_cells
 from ..heatmap import save_png
 from ..inputs import read_bounded
@@ -129,7 +133,7 @@ def probs(
         raise InvalidInputError(f"--explain needs exact counts; backend {backend!r} estimates")
     else:
         solution = Estimate(board, estimator.estimate(board))
-    report = _report(backup if stopped is not None else estimator)
+    report = run_report(backup if stopped is not None else estimator)
     explanations = explain(board, solution, wanted, time_limit or None) if explain_cells else None
     if png:
         try:
@@ -214,19 +218,6 @@ def _fallback(
             f"learner:PATH), got {spec!r}"
         )
     return backup
-
-
-def _report(estimator: Estimator | None) -> dict[str, Any] | None:
-    """How the estimator's run ended (``bp``'s convergence, ``mcmc``'s chains and R-hat),
-    where it says: what to read before trusting its map. Numbers JSON cannot hold (an
-    infinite R-hat) are written as text."""
-    report = getattr(estimator, "report", None)
-    if report is None or not dataclasses.is_dataclass(report):
-        return None
-    return {
-        key: value if not isinstance(value, float) or math.isfinite(value) else str(value)
-        for key, value in dataclasses.asdict(report).items()
-    }
 
 
 def _measured(spec: str) -> str:

@@ -21,7 +21,7 @@ from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
 from ..validate import check_text, check_time_limit
 from . import bp, limited, mcmc, sampling
-from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board
+from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board, run_report
 from .counting import CountingEstimator, counting_kinds
 from .learned import LearnedEstimator, learned_kinds
 
@@ -103,5 +103,6 @@ __all__ = [
     "is_counting",
     "kind_of",
     "on_board",
+    "run_report",
     "usage",
 ]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -134,3 +137,16 @@ class Estimate:
             return None
         index = int(np.argmin(np.where(covered, self.probabilities, np.inf)))
         return divmod(index, self.board.cols)
+
+
+def run_report(estimator: Estimator) -> dict[str, Any] | None:
+    """How the estimator's last run ended (``bp``'s convergence, ``mcmc``'s chains and
+    R-hat), where it says: what to read before trusting its map. Numbers JSON cannot hold
+    (an infinite R-hat) are written as text, so that strict parsers read the answer."""
+    report = getattr(estimator, "report", None)
+    if report is None or not dataclasses.is_dataclass(report):
+        return None
+    return {
+        key: value if not isinstance(value, float) or math.isfinite(value) else str(value)
+        for key, value in dataclasses.asdict(report).items()
+    }

@@ -35,7 +35,14 @@ from ..errors import (
     MscspError,
     SolverLimitError,
 )
-from ..estimators import Estimate, Estimator, estimator_kinds, get_estimator, is_counting
+from ..estimators import (
+    Estimate,
+    Estimator,
+    estimator_kinds,
+    get_estimator,
+    is_counting,
+    run_report,
+)
 from ..explain import explain, parse_cells
 from ..game import PRESETS, FirstClick, Game
 from ..heatmap import palette
@@ -642,7 +649,8 @@ def _estimate(board: Board, spec: str, clock: Clock, limits: Limits) -> dict[str
     The answer has the keys of the counting answer with ``approximate`` true, ``exact``
     false, no exact odds (``cells`` and ``groups`` empty) and no certain cells, plus
     ``reference`` (the default backend) and ``difference``: per covered cell, the estimate
-    minus the exact probability (``None`` elsewhere). ``solutions`` is the exact count.
+    minus the exact probability (``None`` elsewhere), and, for an estimator that reports
+    how its run ended (``bp``, ``mcmc``), ``report``. ``solutions`` is the exact count.
     The exact solve shares the request's time limit; a board it finds inconsistent is
     refused as with a counting backend. Estimators do not stop at a short try's budget (a
     learned model loads first): they are answered under the request's whole limit only.
@@ -668,6 +676,9 @@ def _estimate(board: Board, spec: str, clock: Clock, limits: Limits) -> dict[str
         reference=DEFAULT_BACKEND,
         difference=np.where(covered, difference, None).tolist(),
     )
+    report = run_report(estimator)
+    if report is not None:
+        out["report"] = report  # (read right after its estimate: this request's run)
     return out
 
 

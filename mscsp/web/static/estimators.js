@@ -55,6 +55,15 @@
     flag.className = "estimate-flag";
     flag.textContent = `APPROXIMATE: ${solution.backend} estimates these odds; they are not exact counts.`;
     panel.appendChild(flag);
+    if (solution.report) {
+      // How the run ended (bp's convergence, mcmc's R-hat): read it before trusting the map.
+      const report = document.createElement("span");
+      report.className = "estimate-report";
+      const shown = Object.entries(solution.report).map(([key, value]) =>
+        `${key} ${typeof value === "number" && !Number.isInteger(value) ? value.toPrecision(3) : value}`);
+      report.textContent = `${solution.backend} run: ${shown.join(", ")}`;
+      panel.appendChild(report);
+    }
     if (!solution.difference) return;
     const label = document.createElement("label");
     label.className = "check";
