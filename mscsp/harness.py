@@ -190,14 +190,32 @@ def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
 _PLAYER_CACHE: dict[str, Player] = {}
 
 
+def _check_games(config: RunConfig, indices: list[int]) -> None:
+    """Refuses a config that cannot be played or game numbers that are not whole numbers
+    >= 0 (:class:`InvalidInputError`, one line), before any game starts."""
+    if not isinstance(config, RunConfig):
+        raise InvalidInputError(f"config must be a RunConfig, got {type(config).__name__}")
+    config.validate()
+    bad = [i for i in indices if isinstance(i, bool) or not isinstance(i, int | np.integer)]
+    bad += [i for i in indices if i not in bad and i < 0]
+    if bad:
+        raise InvalidInputError(f"game numbers must be whole numbers >= 0, got {bad[0]!r}")
+
+
 def play_batch(config: RunConfig, indices: list[int]) -> list[GameResult]:
-    """Plays the given games; the player is built once per process and config."""
+    """Plays the given games; the player is built once per process and config.
+
+    Raises:
+        InvalidInputError: See :func:`_check_games`.
+    """
+    indices = list(indices)
+    _check_games(config, indices)
     key = json.dumps([config.strategy, config.options], sort_keys=True)
     player = _PLAYER_CACHE.get(key)
     if player is None:
         player = _PLAYER_CACHE[key] = get_player(config.strategy, **config.options)
     if len(indices) > 1 and player.plays_batches(config.rows, config.cols, len(indices)):
-        return play_on_engine(config, indices)
+        return _on_engine(config, indices)
     return [play_game(player, config, i) for i in indices]
 
 
@@ -205,8 +223,21 @@ def play_on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
     """Plays the given games all at once on the compiled engine (for a player whose
     :meth:`~mscsp.players.Player.plays_batches` says so): the layouts and first clicks that
     :func:`play_game` would draw, the same games. Each game is given an equal share of the
-    batch's time (the engine does not time games one by one)."""
+    batch's time (the engine does not time games one by one).
+
+    Raises:
+        InvalidInputError: See :func:`_check_games`.
+    """
+    indices = list(indices)
+    _check_games(config, indices)
+    return _on_engine(config, indices)
+
+
+def _on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
     from .compiled_play import CompiledBatch, play_turns
+
+    if not indices:
+        return []
 
     start = time.perf_counter()
     rule = FirstClick(config.first_click)

@@ -9,7 +9,16 @@ import sys
 import pytest
 
 from mscsp.errors import BackendUnavailableError, InvalidInputError
-from mscsp.harness import GameResult, RunConfig, RunLog, Tally, play_batch, run, wilson
+from mscsp.harness import (
+    GameResult,
+    RunConfig,
+    RunLog,
+    Tally,
+    play_batch,
+    play_on_engine,
+    run,
+    wilson,
+)
 
 
 def outcome(summary):
@@ -41,6 +50,20 @@ def test_a_long_run_is_the_same_on_any_number_of_workers():
     two = run(config, 400, workers=2, batch_size=25)
     assert outcome(one) == outcome(two)
     assert 0 < one.wins < one.games
+
+
+@pytest.mark.parametrize("play", [play_batch, play_on_engine])
+def test_bad_games_are_refused_before_any_is_played(play):
+    """Game numbers and configs that cannot be played are refused in one line, by the
+    project's error, not a bare ValueError or a wrong answer."""
+    for indices in ([-1], [0, 1.5], [True], ["3"]):
+        with pytest.raises(InvalidInputError, match="game numbers"):
+            play(BEGINNER, indices)
+    with pytest.raises(InvalidInputError):
+        play(dataclasses.replace(BEGINNER, mines=81), [0])
+    with pytest.raises(InvalidInputError, match="RunConfig"):
+        play({"strategy": "csp-minprob"}, [0])
+    assert play(BEGINNER, []) == []
 
 
 def test_games_are_independent_of_batching():
