@@ -83,7 +83,7 @@ def test_bad_files_are_listed_and_the_run_goes_on(archive: Path, tmp_path: Path)
     errors = {Path(r["file"]).name: r["reason"] for r in records if r["status"] == "error"}
     assert set(errors) == {"truncated.evf", "empty.avf", "garbage.rmv", "set.evfs"}
     assert "empty" in errors["empty.avf"]
-    assert "unknown replay format" in errors["set.evfs"]
+    assert "corrupt or truncated .evfs set" in errors["set.evfs"]
     assert f"{GOOD} of {GOOD + BAD} files rated, {BAD} not rated" in result.output
     for name in errors:
         assert name in result.output

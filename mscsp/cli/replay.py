@@ -106,11 +106,13 @@ def replay(
     rated is reported on stderr and the others are still rated.
 
     An archive (a PATH that is a folder, searched recursively for .avf .evf .evfs .rmv .mvf,
-    a glob pattern, or any of --out --resume --summary --csv --summary-json --report
-    --workers) is rated game by game in parallel, then its totals are printed: per board and
-    mode, by month, the worst mistakes (--json: each game's record, one per line, and the
-    totals last with --summary). A file that cannot be rated is listed with its reason and
-    the run goes on (exit 0). See the user guide for the records, accuracy and --resume.
+    a glob pattern, a .evfs file, or any of --out --resume --summary --csv --summary-json
+    --report --workers) is rated game by game in parallel, then its totals are printed: per
+    board and mode, by month, the worst mistakes (--json: each game's record, one per line,
+    and the totals last with --summary). A .evfs file is a Metasweeper set of .evf games:
+    each game is rated and recorded on its own, as FILE#N (N: 1 for the first game). A file
+    that cannot be rated is listed with its reason and the run goes on (exit 0). See the
+    user guide for the records, accuracy and --resume.
     Exit codes: 0 ok, 2 bad or unsupported file, 4 ms_toollib missing, 5 solver limit.
     """
     if is_archive(

@@ -15,10 +15,10 @@ from .progress import Progress
 
 
 def is_archive(paths: tuple[str, ...], **options: Any) -> bool:
-    """Whether ``replay`` rates an archive (a folder, a glob pattern, or an archive option)
-    rather than printing each file's clicks."""
-    if any(options.values()):
-        return True
+    """Whether ``replay`` rates an archive (a folder, a glob pattern, a ``.evfs`` set, or an
+    archive option) rather than printing each file's clicks."""
+    if any(options.values()) or any(p.lower().endswith(".evfs") for p in paths):
+        return True  # a .evfs set holds many games: an archive too
     return any(os.path.isdir(p) or (not os.path.exists(p) and set("*?[") & set(p)) for p in paths)
 
 
@@ -97,23 +97,19 @@ def _rate_all(
     as_json: bool,
     show_progress: bool,
 ) -> list[dict[str, Any]]:
-    """The records of ``files``: those in ``done`` kept, the others rated (and logged)."""
-    from ..harness import parallel_map
-    from ..replay.archive import analyse_task, content_key
+    """The records of ``files`` (one per game: a ``.evfs`` set gives one per game in it):
+    those in ``done`` kept, the others rated (and logged)."""
+    from itertools import chain
 
-    records: list[dict[str, Any]] = []
-    todo = []
-    done_paths = {file for file, _ in done}
-    for file in files:
-        # Only files already in the log are hashed here; the workers hash the others.
-        record = done.get((file, content_key(file))) if file in done_paths else None
-        if record is not None:
-            records.append(record)
-        else:
-            todo.append((file, backend, time_limit, endgame_layouts, pluck))
-    with Progress(len(files), "games", "rating", show_progress) as bar:
+    from ..harness import parallel_map
+    from ..replay.archive import analyse_task, plan
+
+    records, ready, units = plan(files, done)
+    todo = [(unit, backend, time_limit, endgame_layouts, pluck) for unit in units]
+    with Progress(len(records) + len(ready) + len(todo), "games", "rating", show_progress) as bar:
         bar.skip(len(records))
-        for record in parallel_map(analyse_task, todo, workers, executor):
+        # ``ready``: the error records of sets that break off, known without rating.
+        for record in chain(ready, parallel_map(analyse_task, todo, workers, executor)):
             if log is not None:
                 log.append(record)
             records.append(record)

@@ -6,6 +6,11 @@ JSON-ready dict that never raises: a file that cannot be rated gives a record wi
 ``status: "error"`` and the reason. :class:`ResultLog` is the resumable ``--out`` file: one
 line per game, keyed by the file's path and content hash.
 
+Metasweeper's ``.evfs`` files are sets of ``.evf`` games: :func:`set_games` cuts one into its
+games (:class:`SetGame`), each rated as its own ``.evf`` and recorded under ``SET#N`` (``N``:
+1 for the set's first game), keyed by the hash of that game's bytes; :func:`plan` tells a run
+what is left to rate.
+
 The record of a rated game (``status: "ok"``) holds, beside what ``mscsp replay --json``
 summarises, ms_toollib's own statistics (``metrics``), the game's date, the needless guesses
 (guesses taken while a certain-safe cell was left), how it was lost (``loss``), and the
@@ -33,6 +38,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
@@ -52,6 +58,8 @@ from . import (
 
 #: Extensions of replay files looked for in folders (``.evfs``: Metasweeper's sets).
 EXTENSIONS = ("avf", "evf", "evfs", "rmv", "mvf")
+#: Largest ``.evfs`` set read (bytes); each of its games is held to ``MAX_BYTES`` too.
+MAX_SET_BYTES = 64 * 1024 * 1024
 #: Most mine layouts left for a guess to be valued by the exact endgame search.
 ENDGAME_LAYOUTS = 30
 #: Evaluations the endgame search may spend on one position before it gives up.
@@ -139,16 +147,168 @@ def error_record(file: str, key: str | None, reason: str) -> dict[str, Any]:
     return {"file": file, "hash": key, "status": "error", "reason": reason}
 
 
+@dataclass(frozen=True)
+class SetGame:
+    """One game of a Metasweeper ``.evfs`` set: where its ``.evf`` bytes lie in the set's file.
+
+    Attributes:
+        set: The set's path.
+        number: The game's place in the set, 1 for the first.
+        name: The game's name in the set (its ``.evf`` file name, as the set says).
+        offset: Where its bytes start in the file.
+        size: How many bytes it has.
+        hash: SHA-256 of those bytes (its record's key: the game's, not the set's, so that
+            games added to a set later leave the others' records valid).
+    """
+
+    set: str
+    number: int
+    name: str
+    offset: int
+    size: int
+    hash: str
+
+    @property
+    def file(self) -> str:
+        """The game's name in the records: ``SET#N``."""
+        return f"{self.set}#{self.number}"
+
+    def fields(self) -> dict[str, Any]:
+        """What a record of the game says of its set."""
+        return {"set": self.set, "game": self.number, "game_name": self.name}
+
+
+def is_set(path: str) -> bool:
+    """Whether ``path`` names a Metasweeper ``.evfs`` set (by its extension, any case)."""
+    return path.lower().endswith(".evfs")
+
+
+def split_set(data: bytes) -> tuple[list[tuple[str, int, int]], str | None]:
+    """An ``.evfs`` set's bytes cut into its games: the ``(name, offset, size)`` of each game's
+    ``.evf`` bytes, and why the cutting stopped before the end (``None``: every byte read).
+
+    The format (version 0, Metasweeper 3.2.1 and ms_toollib's ``Evfs``): a version byte
+    (0), the length of each game's checksum (2 bytes, big-endian), then for each game its
+    name (UTF-8, ending in a zero byte), its size (4 bytes, big-endian), its ``.evf`` bytes
+    and its checksum. Done here, in plain Python, because ms_toollib's ``Evfs.parse`` aborts
+    the whole process on the first bad game or a cut tail, which would lose the good games
+    before it: each game is read on its own instead (by the reading child, as any ``.evf``).
+    The checksums (Metasweeper's signatures) are not checked.
+    """
+    if len(data) < 3:
+        return [], f"{len(data)} bytes: too short for a .evfs header (3 bytes)"
+    if data[0] != 0:
+        return [], f"unsupported .evfs version {data[0]} (version 0 is read)"
+    checksum = int.from_bytes(data[1:3], "big")
+    games: list[tuple[str, int, int]] = []
+    at = 3
+    while at < len(data):
+        number = len(games) + 1
+        end = data.find(b"\0", at)
+        if end < 0:
+            return games, f"game {number}: the set ends inside its name"
+        name = data[at:end].decode("utf-8", errors="replace")
+        start = end + 5
+        if start > len(data):
+            return games, f"game {number}: the set ends inside its size"
+        size = int.from_bytes(data[end + 1 : start], "big")
+        if size == 0:
+            return games, f"game {number}: its size is 0 bytes"
+        left = len(data) - start
+        if size + checksum > left:
+            return games, (
+                f"game {number}: {size} bytes and a {checksum}-byte checksum, "
+                f"but the set has {left} bytes left"
+            )
+        games.append((name, start, size))
+        at = start + size + checksum
+    if not games:
+        return [], "the set holds no game"
+    return games, None
+
+
+def set_games(path: str) -> tuple[list[SetGame], list[dict[str, Any]]]:
+    """The games of the ``.evfs`` set at ``path`` (see :func:`split_set`), and the error
+    records of what cannot be rated: the whole set (``file``: its path, keyed by the set's
+    hash) when no game could be found in it, else the game where its bytes break off (``SET#N``,
+    keyed by the set's hash: the games after it cannot be found)."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_SET_BYTES:
+            reason = f".evfs set too large ({size} bytes; limit {MAX_SET_BYTES})"
+            return [], [error_record(path, f"size:{size}", reason)]
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return [], [error_record(path, None, f"cannot read the file: {exc.strerror or exc}")]
+    key = hashlib.sha256(data).hexdigest()
+    if not data:
+        return [], [error_record(path, key, "the .evfs set is empty")]
+    found, problem = split_set(data)
+    games = []
+    for number, (name, offset, length) in enumerate(found, start=1):
+        game_key = hashlib.sha256(data[offset : offset + length]).hexdigest()
+        games.append(SetGame(path, number, name, offset, length, game_key))
+    errors = []
+    if problem is not None:
+        reason = f"corrupt or truncated .evfs set: {problem}"
+        if games:
+            number = len(games) + 1
+            where = {"set": path, "game": number}
+            errors.append({**error_record(f"{path}#{number}", key, reason), **where})
+        else:
+            errors.append(error_record(path, key, reason))
+    return games, errors
+
+
+def plan(
+    files: list[str], done: dict[tuple[str, str | None], dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str | SetGame]]:
+    """What a run over ``files`` has left to do, given the records ``done`` (by ``(file,
+    hash)``, as :meth:`ResultLog.read`): the records it keeps from ``done``, the new error
+    records it has without rating anything (sets that break off), and what to rate: the
+    files, and the games of each ``.evfs`` set (:class:`SetGame`), in order."""
+    kept: list[dict[str, Any]] = []
+    new: list[dict[str, Any]] = []
+    todo: list[str | SetGame] = []
+    done_paths = {file for file, _ in done}
+    for file in files:
+        if is_set(file):
+            games, errors = set_games(file)
+            for record in errors:
+                old = done.get((record["file"], record["hash"]))
+                if old is None:
+                    new.append(record)
+                else:
+                    kept.append(old)
+            for game in games:
+                old = done.get((game.file, game.hash))
+                if old is None:
+                    todo.append(game)
+                else:
+                    kept.append(old)
+            continue
+        # Only files already in the log are hashed here; the workers hash the others.
+        old = done.get((file, content_key(file))) if file in done_paths else None
+        if old is None:
+            todo.append(file)
+        else:
+            kept.append(old)
+    return kept, new, todo
+
+
 def analyse_file(
-    path: str,
+    path: str | SetGame,
     backend: str = "dss",
     time_limit: float | None = None,
     endgame_layouts: int = ENDGAME_LAYOUTS,
     pluck: bool = False,
 ) -> dict[str, Any]:
-    """Rates one replay file; its record (see the module docstring). Never raises but for a
-    missing ms_toollib (:class:`BackendUnavailableError`: the same for every file).
-    ``pluck``: have ms_toollib compute its pluck too (slower: it solves every position)."""
+    """Rates one replay file, or one game of a set; its record (see the module docstring).
+    Never raises but for a missing ms_toollib (:class:`BackendUnavailableError`: the same
+    for every file). ``pluck``: have ms_toollib compute its pluck too (slower: it solves
+    every position)."""
+    if isinstance(path, SetGame):
+        return _analyse_set_game(path, backend, time_limit, endgame_layouts, pluck)
     try:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
@@ -158,20 +318,63 @@ def analyse_file(
         data = Path(path).read_bytes()
     except OSError as exc:
         return error_record(path, None, f"cannot read the file: {exc.strerror or exc}")
-    key = hashlib.sha256(data).hexdigest()
+    head = {"file": path, "hash": hashlib.sha256(data).hexdigest()}
+    return _analyse(data, path, head, backend, time_limit, endgame_layouts, pluck)
+
+
+def _analyse_set_game(
+    game: SetGame,
+    backend: str,
+    time_limit: float | None,
+    endgame_layouts: int,
+    pluck: bool,
+) -> dict[str, Any]:
+    head = {"file": game.file, "hash": game.hash, **game.fields()}
+    if game.size > MAX_BYTES:
+        reason = f"replay too large ({game.size} bytes; limit {MAX_BYTES})"
+        return {**head, "status": "error", "reason": reason}
     try:
-        replay = read_replay(data, path, reader=_shared_reader(), pluck=pluck)
+        with open(game.set, "rb") as f:
+            f.seek(game.offset)
+            data = f.read(game.size)
+    except OSError as exc:
+        reason = f"cannot read the set: {exc.strerror or exc}"
+        return {**head, "status": "error", "reason": reason, "retry": True}
+    if hashlib.sha256(data).hexdigest() != game.hash:
+        # Metasweeper adds games to an open set: no verdict, --resume cuts the set again.
+        reason = "the .evfs set changed while it was rated"
+        return {**head, "status": "error", "reason": reason, "retry": True}
+    return _analyse(data, "game.evf", head, backend, time_limit, endgame_layouts, pluck)
+
+
+def _analyse(
+    data: bytes,
+    name: str,
+    head: dict[str, Any],
+    backend: str,
+    time_limit: float | None,
+    endgame_layouts: int,
+    pluck: bool,
+) -> dict[str, Any]:
+    """The record of the replay ``data`` (``name``: its file name, for its format), starting
+    with ``head`` (its ``file``, ``hash`` and, for a set's game, the set's fields)."""
+
+    def error(reason: str) -> dict[str, Any]:
+        return {**head, "status": "error", "reason": reason}
+
+    try:
+        replay = read_replay(data, name, reader=_shared_reader(), pluck=pluck)
         rating = rate_replay(replay, backend, time_limit)
-        return {"file": path, "hash": key, "status": "ok", **game_record(rating, endgame_layouts)}
+        return {**head, "status": "ok", **game_record(rating, endgame_layouts)}
     except BackendUnavailableError:
         raise
     except SolverLimitError as exc:
         # A time limit or a killed reader is no verdict on the file: --resume tries it again.
-        return {**error_record(path, key, str(exc)), "retry": True}
+        return {**error(str(exc)), "retry": True}
     except MscspError as exc:
-        return error_record(path, key, str(exc))
+        return error(str(exc))
     except Exception as exc:  # noqa: BLE001 - one odd file must not stop an archive's run
-        return error_record(path, key, f"internal error: {type(exc).__name__}: {exc}")
+        return error(f"internal error: {type(exc).__name__}: {exc}")
 
 
 def board_name(rows: int, cols: int, mines: int) -> str:
@@ -369,7 +572,7 @@ class ResultLog:
             os.fsync(f.fileno())
 
 
-def analyse_task(args: tuple[str, str, float | None, int, bool]) -> dict[str, Any]:
+def analyse_task(args: tuple[str | SetGame, str, float | None, int, bool]) -> dict[str, Any]:
     """:func:`analyse_file` on one ``(path, backend, time_limit, endgame_layouts, pluck)``
-    (picklable, for worker pools)."""
+    (``path``: a file or a set's game; picklable, for worker pools)."""
     return analyse_file(*args)
