@@ -15,7 +15,6 @@ from ..estimators import (
     Estimate,
     Estimator,
     get_estimator,
-    kind_of,
     run_report,
 )
 from ..explain import explain, parse_cells
@@ -153,13 +152,13 @@ def probs(
             out["fallback"] = {
                 "estimator": fallback,
                 "exact_stopped": stopped,
-                "measured_mean_abs_error": dict(kind_of(fallback).measured),
+                "measured_mean_abs_error": dict(backup.measured),
             }
         click.echo(json.dumps(out))
         return
     if stopped is not None:
         click.echo(f"the exact count stopped ({stopped}): fallback {fallback}")
-        click.echo(_measured(fallback))
+        click.echo(_measured(backup))
     if solution.approximate:
         click.echo(f"APPROXIMATE probabilities (backend {answered}): not exact counts")
     if report is not None:
@@ -220,13 +219,12 @@ def _fallback(
     return backup
 
 
-def _measured(spec: str) -> str:
+def _measured(backup: Estimator) -> str:
     """What the fallback's answers have been worth, where measured."""
-    measured = kind_of(spec).measured
-    if not measured:
-        return f"{spec}'s error on hard boards is not measured (see docs/estimators.md)"
-    by_family = ", ".join(f"{family} {error:.4f}" for family, error in measured)
-    return f"{kind_of(spec).name}'s mean |dp| by family of the hard corpus: {by_family}"
+    if not backup.measured:
+        return f"{backup.spec}'s error on hard boards is not measured (see docs/estimators.md)"
+    by_family = ", ".join(f"{family} {error:.4f}" for family, error in backup.measured)
+    return f"{backup.spec}'s mean |dp| by family of the hard corpus: {by_family}"
 
 
 def _cells(cells: list[tuple[int, int]], limit: int = 20) -> str:

@@ -88,6 +88,11 @@ class Estimator(ABC):
         """Whether the probabilities are the exact ones."""
         return self.kind.exact
 
+    @property
+    def measured(self) -> tuple[tuple[str, float], ...]:
+        """Its mean |dp| by family of the hard corpus, where measured (``()``: not)."""
+        return self.kind.measured
+
     @abstractmethod
     def estimate(self, board: Board) -> np.ndarray:
         """Mine probability of every covered cell of ``board``.

@@ -33,6 +33,12 @@ class LearnedEstimator(Estimator):
         super().__init__(kind, spec)
         self.model = model
 
+    @property
+    def measured(self) -> tuple[tuple[str, float], ...]:
+        """The model's own measured errors where its checkpoint records them (one registry
+        entry, ``learner``, loads different models)."""
+        return tuple(getattr(self.model, "measured", ())) or self.kind.measured
+
     def estimate(self, board: Board) -> np.ndarray:
         return self.estimate_batch([board])[0]
 

@@ -458,7 +458,7 @@ def time_limit_of(body: Any, limits: Limits) -> float:
     return limits.time_limit
 
 
-SOLVE_FIELDS = {"board", "mines", "backend", "time_limit", "exact"}
+SOLVE_FIELDS = {"board", "mines", "backend", "time_limit", "exact", "fallback"}
 EXPLAIN_FIELDS = {"board", "mines", "time_limit", "cells"}
 MARKS_FIELDS = {"board", "mines", "time_limit"}
 #: Most undecided cells whose deadness ``/api/marks`` decides (a count or two each).
@@ -581,10 +581,21 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
     clock = Clock.starting(_seconds(body, limits), limits)
     exact = _field(body, "exact", bool, False)
+    fallback = _fallback_name(_field(body, "fallback", (str, type(None)), None), backend)
     if not is_counting(backend):
         return _estimate(board, backend, clock, limits)
     start = time.perf_counter()
-    solution = _solution(board, backend, clock, limits)
+    try:
+        # With a fallback, the exact count has the first half of the time, the estimate the rest.
+        counting = clock if fallback is None else clock.within(clock.left() / 2)
+        solution = _solution(board, backend, counting, limits)
+    except SolverLimitError as exc:
+        if fallback is None or limits.attempt is not None or _caused_by_memory(exc):
+            raise  # (a short try's limit moves the request to a worker with its whole time)
+        stopped = str(exc)
+        if counting.over():
+            stopped = f"it used its half of the analyser's {clock.limit:g} s limit"
+        return _fallback_answer(board, fallback, stopped, clock)
     elapsed = time.perf_counter() - start
     out = solution_json(solution, backend, exact=exact)
     groups, cells = _groups(solution)
@@ -635,6 +646,59 @@ def _located(
         if limits.attempt is not None and not clock.over():
             raise  # a short try ran out: the whole limit is given in another worker
         return exc
+
+
+def _fallback_name(spec: str | None, backend: str) -> str | None:
+    """``fallback``, checked as ``mscsp probs --fallback`` checks it.
+
+    Raises:
+        InvalidInputError: An unknown name, a counting backend, or a fallback for a
+            ``backend`` that estimates already.
+    """
+    if spec is None:
+        return None
+    if not is_counting(backend):
+        raise InvalidInputError(
+            f"fallback stands in for an exact count; backend {backend} estimates"
+        )
+    if is_counting(spec):
+        raise InvalidInputError(
+            f"fallback takes an estimator that does not count (bp, mcmc, sampler:N, "
+            f"learner:PATH), got {spec!r}"
+        )
+    return spec
+
+
+def _fallback_answer(board: Board, spec: str, stopped: str, clock: Clock) -> dict[str, Any]:
+    """The estimate of ``spec`` for a board whose exact count stopped, in the second half
+    of the request's time: the estimator answer's keys (no exact reference: there is none
+    in time) with ``fallback``: the estimator, why the count stopped and its measured error
+    by family of the hard corpus (as ``mscsp probs --fallback --json``)."""
+    estimator = _estimator(spec, clock.limit / 2)
+    with solving(clock, board):
+        clock.left()
+        start = time.perf_counter()
+        estimate = Estimate(board, estimator.estimate(board))
+        elapsed = time.perf_counter() - start
+    out = solution_json(estimate, spec)
+    out.update(
+        exact=False,
+        board=board.to_text(),
+        solutions=None,
+        seconds=round(elapsed, 6),
+        time_limit=clock.limit,
+        groups=[],
+        cells=[],
+        fallback={
+            "estimator": spec,
+            "exact_stopped": stopped,
+            "measured_mean_abs_error": dict(estimator.measured),
+        },
+    )
+    report = run_report(estimator)
+    if report is not None:
+        out["report"] = report
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -822,6 +886,10 @@ def _why(
         return {**why_rule(player, move, guess), "note": note}
 
 
+#: The shipped models of a learned estimator that takes a checkpoint path (``learner:PATH``).
+SHIPPED_MODELS = ("default", "graph")
+
+
 def meta_request(body: Any, limits: Limits) -> dict[str, Any]:
     """``GET /api/meta`` as a handler (the body is ignored): see :func:`meta`."""
     return meta(limits)
@@ -846,7 +914,7 @@ def meta(limits: Limits) -> dict[str, Any]:
         # The estimators that do not count, by the name the menu sends (learner:default).
         "estimators": [
             {
-                "name": f"{name}:default" if kind.arg == "PATH" else name,
+                "name": menu_name,
                 "family": kind.family,
                 "available": kind.available(),
                 "exact": kind.exact,
@@ -855,6 +923,9 @@ def meta(limits: Limits) -> dict[str, Any]:
             }
             for name, kind in estimator_kinds().items()
             if name not in BACKENDS
+            for menu_name in (
+                [f"{name}:{model}" for model in SHIPPED_MODELS] if kind.arg == "PATH" else [name]
+            )
         ],
         "players": list(PLAYERS),
         "presets": {name: list(spec) for name, spec in PRESETS.items()},

@@ -226,6 +226,8 @@ async function solveNow() {
   state.request = controller;
   const text = state.mode === "play" ? formatGrid(state.grid) : $("board-text").value;
   const body = { board: text, backend: $("backend").value };
+  const fallback = $("fallback") ? $("fallback").value : "";
+  if (fallback) body.fallback = fallback; // estimators.js offers it: odds where the count stops
   // A pasted board without a header takes its mine count from the Mines box.
   if (!hasHeader(text) && minesBox() !== null) body.mines = minesBox();
   setBusy(true);
@@ -454,10 +456,12 @@ function renderFacts(solution) {
     return;
   }
   const ms = (solution.seconds * 1000).toFixed(solution.seconds < 0.01 ? 2 : 1);
+  // (null: the exact count stopped and a fallback estimated the odds)
+  const layouts = solution.solutions === null ? "uncounted" : bigNumber(solution.solutions);
   $("summary").innerHTML =
-    `<b>${bigNumber(solution.solutions)}</b> mine layouts · ${escapeHtml(solution.backend)} · ${ms} ms`;
+    `<b>${layouts}</b> mine layouts · ${escapeHtml(solution.backend)} · ${ms} ms`;
   const covered = state.grid.cells.filter((v) => v === COVERED).length;
-  add("Solutions", bigNumber(solution.solutions), solution.solutions);
+  add("Solutions", layouts, solution.solutions || "");
   add("Covered", `${covered} cells, ${solution.mines} mines in all`);
   // Counted from the exact answer, the one count of certain cells the page states (a
   // player's turn may open only some of them: the hint says so in these words).

@@ -35,6 +35,15 @@
       }
       select.appendChild(group);
     }
+    // The same estimators stand in where the exact count stops (the Fallback menu).
+    const fallback = document.getElementById("fallback");
+    for (const e of usable) {
+      const option = document.createElement("option");
+      option.value = e.name;
+      option.textContent = e.name;
+      fallback.appendChild(option);
+    }
+    fallback.addEventListener("change", () => select.dispatchEvent(new Event("change")));
     select.title += (meta.estimators || [])
       .map((e) => `\n${e.name}: ${e.available ? e.description : `pip install 'mscsp[${e.extra}]'`}`)
       .join("");
@@ -55,6 +64,17 @@
     flag.className = "estimate-flag";
     flag.textContent = `APPROXIMATE: ${solution.backend} estimates these odds; they are not exact counts.`;
     panel.appendChild(flag);
+    if (solution.fallback) {
+      // The exact count stopped: say why, and what this estimator's answers have been worth.
+      const why = document.createElement("span");
+      why.className = "estimate-fallback";
+      const measured = Object.entries(solution.fallback.measured_mean_abs_error)
+        .map(([family, error]) => `${family} ${error.toFixed(4)}`);
+      why.textContent = `The exact count stopped (${solution.fallback.exact_stopped}). ` +
+        (measured.length ? `${solution.backend}'s mean |dp| on the hard corpus: ${measured.join(", ")}.`
+          : `${solution.backend}'s error on hard boards is not measured.`);
+      panel.appendChild(why);
+    }
     if (solution.report) {
       // How the run ended (bp's convergence, mcmc's R-hat): read it before trusting the map.
       const report = document.createElement("span");

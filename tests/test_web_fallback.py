@@ -1,0 +1,66 @@
+"""The page's Fallback menu and ``/api/solve``'s ``fallback``: where the exact count stops
+at the request's limit, an estimator answers, flagged approximate, with why the count
+stopped and the estimator's measured error (as ``mscsp probs --fallback``). The browser half
+runs in a real headless Chromium (the fixtures are :mod:`test_web_browser`'s, skipped where
+a piece is missing)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import test_web_browser as browser
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from mscsp.errors import InvalidInputError, SolverLimitError
+from mscsp.families import lattice
+from mscsp.web.service import Limits, solve_request
+
+base_url = browser.base_url
+
+#: A 16x30 lattice of numbers (one cell in four): no counter finishes it in a second.
+HARD = lattice(16, 30, 0.4, seed=0).to_text()
+EASY = "3x3x1\n1??\n???\n???\n"
+
+
+def test_the_api_falls_back_where_the_count_stops():
+    limits = Limits(time_limit=1.0)
+    with pytest.raises(SolverLimitError):
+        solve_request({"board": HARD, "time_limit": 1.0}, limits)
+    out = solve_request({"board": HARD, "time_limit": 1.0, "fallback": "bp"}, limits)
+    out = json.loads(json.dumps(out, allow_nan=False))
+    assert out["approximate"] and out["backend"] == "bp" and out["exact"] is False
+    assert out["solutions"] is None and out["cells"] == [] and out["safe"] == []
+    assert "half" in out["fallback"]["exact_stopped"]
+    assert out["fallback"]["measured_mean_abs_error"]["lattice"] > 0
+    probs = [p for row in out["probabilities"] for p in row if p is not None]
+    assert probs and all(0.0 <= p <= 1.0 for p in probs)
+    assert out["seconds"] <= 1.0  # the estimate had the second half of the limit
+    easy = solve_request({"board": EASY, "fallback": "bp"}, limits)
+    assert not easy["approximate"] and "fallback" not in easy
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"fallback": "dss"}, "does not count"),
+        ({"backend": "bp", "fallback": "mcmc"}, "stands in for an exact count"),
+        ({"fallback": "nonesuch"}, "nonesuch"),
+    ],
+)
+def test_the_api_refuses_what_cannot_stand_in(fields, words):
+    with pytest.raises(InvalidInputError, match=words):
+        solve_request({"board": EASY, **fields}, Limits(time_limit=5))
+
+
+def test_the_page_falls_back_and_says_why(driver, base_url):
+    browser.open_page(driver, base_url)
+    Select(driver.find_element(By.ID, "fallback")).select_by_value("bp")
+    browser.paste(driver, HARD)
+    panel = driver.find_element(By.ID, "estimate-panel")
+    WebDriverWait(driver, 60).until(lambda d: panel.is_displayed())
+    assert "APPROXIMATE: bp" in panel.text
+    why = panel.find_element(By.CLASS_NAME, "estimate-fallback").text
+    assert why.startswith("The exact count stopped") and "lattice" in why
+    assert "uncounted" in driver.find_element(By.ID, "summary").text
