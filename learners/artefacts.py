@@ -23,12 +23,15 @@ def weights_dir() -> Path:
 
 #: ``learner:default``: the shipped Flax network, ``learners/weights/default.msgpack``.
 DEFAULT_MODEL = "default"
+#: ``learner:graph``: the shipped factor-graph net, ``learners/weights/graph.msgpack``.
+GRAPH_MODEL = "graph"
 
 
 def model_path(path: str) -> Path:
-    """A Flax network's checkpoint path; :data:`DEFAULT_MODEL` is the one shipped here."""
-    if path == DEFAULT_MODEL:
-        return weights_dir() / f"{DEFAULT_MODEL}.msgpack"
+    """A Flax network's checkpoint path; :data:`DEFAULT_MODEL` and :data:`GRAPH_MODEL` are
+    the ones shipped here."""
+    if path in (DEFAULT_MODEL, GRAPH_MODEL):
+        return weights_dir() / f"{path}.msgpack"
     return Path(path)
 
 

@@ -4,6 +4,7 @@ that needs no model and no jax)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import mscsp
 from learners.nets.player import RulesLocalPlayer, local_estimate
@@ -24,6 +25,20 @@ def test_the_local_estimate_reads_each_cells_neighbourhood():
         near = max(abs(r - 0), abs(c - 0)) == 1
         assert probs[r, c] == (by_number if near else density)
     assert probs[2, 2] == 1.0 and probs[0, 0] == 0.0
+
+
+def test_the_local_estimate_refuses_what_is_not_a_board():
+    """A float array, an unknown cell code or more mines than covered cells: the project's
+    errors, never a map computed from nonsense."""
+    covered = np.full((3, 3), mscsp.COVERED, dtype=np.int8)
+    for cells, mines, error in (
+        (covered.astype(float), 2, mscsp.InvalidTypeError),
+        (np.where(np.eye(3, dtype=bool), 9, covered), 2, mscsp.InvalidInputError),
+        (covered[0], 2, mscsp.InvalidInputError),
+        (covered, 10, mscsp.InconsistentBoardError),
+    ):
+        with pytest.raises(error):
+            local_estimate(cells, mines)
 
 
 def test_it_proves_what_the_rules_prove_before_a_guess():

@@ -34,7 +34,7 @@ from mscsp.deduce import deduce as deduce_cells
 from mscsp.errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import DEFAULT_MODEL, model_path
+from ..artefacts import DEFAULT_MODEL, GRAPH_MODEL, model_path
 from ..classic.data import perimeter
 from .data import encode
 
@@ -275,10 +275,42 @@ class LearnerPlayer(Player):
         return moves
 
 
+def make_learner(
+    path: str = DEFAULT_MODEL,
+    safe_below: float = SAFE_BELOW,
+    iterations: int | None = None,
+    symmetric: bool | None = None,
+    deduce: str | None = None,
+) -> LearnerPlayer:
+    """``learner:PATH``: the convolutional net (:class:`LearnerPlayer`), or the factor-graph
+    net (:class:`learners.graph.player.GraphPlayer`) for ``learner:graph`` and graph
+    checkpoints, whose ``iterations`` are its rounds of messages.
+
+    Raises:
+        InvalidInputError: ``symmetric`` for a graph net (it has no views to average), or
+            anything the player refuses.
+    """
+    from ..graph.train import is_graph_model
+
+    if path == GRAPH_MODEL or is_graph_model(model_path(path)):
+        from ..graph.player import GraphPlayer
+
+        if symmetric:
+            raise InvalidInputError("a graph net has no symmetric views: drop symmetric")
+        return GraphPlayer(path, safe_below, iterations, deduce)
+    return LearnerPlayer(path, safe_below, iterations, symmetric, deduce)
+
+
 def local_estimate(cells: np.ndarray, mines: int) -> np.ndarray:
     """A mine probability per cell from each cell's own neighbourhood, no counting: a
     covered cell next to numbers takes the highest of their ratios (mines still needed over
-    covered neighbours), any other the density of the mines left; flags are 1."""
+    covered neighbours), any other the density of the mines left; flags are 1.
+
+    Raises:
+        InvalidTypeError, InvalidInputError, InconsistentBoardError: ``cells`` and ``mines``
+            are not a board (checked as :class:`mscsp.Board` checks them).
+    """
+    cells = Board(cells, mines).cells  # the public entry checks what it is given
     covered = cells == COVERED
     flags = cells == FLAG
     left = mines - int(flags.sum())
