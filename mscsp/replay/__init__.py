@@ -10,7 +10,9 @@ What counts as a click:
 
 - a left click on a covered cell is one click on that cell;
 - a chord (both buttons on a number) counts as one click on each covered cell it opens,
-  in row-major order, each rated on the board with the cells before it opened;
+  in row-major order, each rated on the board with the cells before it opened; a chord
+  that hits a mine (a wrong flag) opens its safe cells all the same: they are rated first,
+  then the mine, the click that lost;
 - cells a zero opens around a click are not clicks;
 - flags are the player's notes, not information: they are ignored (the board before a
   click shows every unopened cell as covered), so a wrong flag never misleads the odds;
@@ -94,7 +96,8 @@ class Action:
     Attributes:
         kind: ``click`` (left click on a covered cell) or ``chord`` (on a number).
         at: The cell under the mouse, ``(row, col)``.
-        cells: The cells it opened directly, in the order they are rated.
+        cells: The cells it opened directly, in the order they are rated (a chord's mine
+            last, and only the first where it hit several: the game ends there).
         opened: Every cell the file says it uncovered (zeros' cascades and a mine hit too).
     """
 
@@ -436,6 +439,12 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
         near = sorted(
             cell for cell in opened if max(abs(cell[0] - at[0]), abs(cell[1] - at[1])) == 1
         )
+        # A chord on a wrong flag opens a mine with its safe cells, all at once: the safe
+        # cells are rated first (the file shows them open), then the first mine, which ends
+        # the game (in row-major order a mine before a safe cell would end it too soon).
+        hit = [cell for cell in near if layout[cell] == -1]
+        if hit:
+            near = [cell for cell in near if layout[cell] != -1] + hit[:1]
         if near:
             actions.append(Action("chord", at, tuple(near), opened))
     if not actions:
@@ -480,10 +489,12 @@ def rate_replay(
     for number, action in enumerate(replay.actions, start=1):
         covered = game.view == COVERED
         for cell in action.cells:
-            if game.over:
-                raise InvalidInputError("corrupt replay: clicks go on after the game ended")
+            # Checked first: a chord's last cells may open by an earlier cell's zero that
+            # wins the game.
             if game.view[cell] != COVERED:
                 continue  # opened by an earlier cell's zero in the same chord
+            if game.over:
+                raise InvalidInputError("corrupt replay: clicks go on after the game ended")
             click = _rate(len(rating.clicks) + 1, cell, action, game.board(), counter)
             if game.reveal(*cell) < 0:
                 click = replace(click, survived=False)
