@@ -8,9 +8,11 @@ careless click on it): flags are notes that the replay rating ignores. With prob
 all known (safe or mines, by the exact odds), the mines are flagged and the number chorded
 (both buttons, or the middle one), which opens the rest at once; a ``--wrong-flags`` share of
 the chords are made on a wrong flag (a safe neighbour flagged instead of a mine), and lose
-the game. With probability ``--misclick-rate`` a turn starts with a misclick, which opens
-nothing: a left click on an open cell or on a flag, a press on a covered cell released on an
-open one or off the board, or a chord on a covered cell. The moves are fed to ms_toollib's
+the game (the zeros they open stop at the wrong flag: the games are played on the replay
+rating's engine, which opens cells as ms_toollib's recorder does). With probability
+``--misclick-rate`` a turn starts with a misclick, which opens nothing: a left click on an
+open cell or on a flag, a press on a covered cell released on an open one or off the board,
+or a chord on a covered cell. The moves are fed to ms_toollib's
 recorder (``BaseVideo``, 16-pixel cells, each click at the cell's centre) as
 ``tests/replay_files.py`` does, and the game's start and end times are set to a date spread
 over ``--months`` months (ms_toollib's recorder stamps the wall clock, which cannot be set:
@@ -39,6 +41,7 @@ import numpy as np
 from mscsp.board import neighbour_sum
 from mscsp.game import Game
 from mscsp.players import get_player
+from mscsp.replay import _RecordedGame
 from mscsp.solver import solve
 
 PIX = 16
@@ -130,9 +133,11 @@ def play(
     name = "best" if preset != "expert" and rng.random() < 0.33 else "csp-minprob"
     bot = get_player(name)
     bot.new_game()
-    game = Game(rows, cols, mines, seed=seed)
+    # Openings stop at flags, as in ms_toollib's recorder: the set is the game's own.
+    game = _RecordedGame(rows, cols, mines, seed=seed)
     actions: list[tuple[str, int, int]] = []
     flagged: set[tuple[int, int]] = set()
+    game.flags = flagged
 
     def click(r: int, c: int) -> None:
         if (r, c) in flagged:  # a flagged cell does not open: unflag it first
@@ -147,10 +152,8 @@ def play(
 
     def chord(spot: tuple[int, int], safe: list, mines: list) -> None:
         wrong = None
-        # A wrong flag takes a mine's place. ms_toollib's cascades stop at a flag (this
-        # engine's do not, so the boards would part): such a chord must open no zero.
-        zeros = any(numbers[x] == 0 for x in safe)
-        if wrong_flags and rng.random() < wrong_flags and not zeros:
+        # A wrong flag takes a mine's place (the zeros the chord opens stop at it).
+        if wrong_flags and rng.random() < wrong_flags:
             wrong = safe[rng.integers(len(safe))]
             missed = mines[rng.integers(len(mines))]
             mines = [x for x in mines if x != missed]
@@ -162,19 +165,19 @@ def play(
                 flag(cell)
         actions.append((CHORDS[rng.integers(2)], *spot))
         for cell in neighbours(rows, cols, *spot):
-            # Safe cells first: in this engine the game ends at the mine.
+            # Safe cells first: in this engine the game ends at the mine (and is not won
+            # before it: the wrong flag stays covered).
             if game.view[cell] == -1 and cell not in flagged and not game.mine[cell]:
                 game.reveal(*cell)
         if wrong is not None:
             game.reveal(*missed)
 
     click(rows // 2, cols // 2)
-    numbers = neighbour_sum(game.mine)  # the mines are laid at the first click
     while not game.over:
         covered = [tuple(map(int, x)) for x in np.argwhere(game.view == -1)]
         if rng.random() < flag_rate:
-            # Flags go on mines only: a flag on a safe cell would stop ms_toollib's cascades
-            # (and not this engine's), and the two boards would part.
+            # Careless flags go on mines only (wrong flags come with the chords), so that
+            # without chords the games are those written before them (the fixtures).
             cell = covered[rng.integers(len(covered))]
             if game.mine[cell] and cell not in flagged:
                 flagged.add(cell)

@@ -15,7 +15,10 @@ What counts as a click:
   then the mine, the click that lost;
 - cells a zero opens around a click are not clicks;
 - flags are the player's notes, not information: they are ignored (the board before a
-  click shows every unopened cell as covered), so a wrong flag never misleads the odds;
+  click shows every unopened cell as covered), so a wrong flag never misleads the odds.
+  They only stop a zero's opening, as in the program that recorded the game: a wrong flag
+  (on a safe cell) beside an opening stays covered until the player opens it, by an
+  ordinary click;
 - clicks that open nothing (on a revealed cell, on a flag, a chord whose cells are open,
   right clicks) are no-ops and are not listed.
 
@@ -51,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from ..bigint import fraction_text
-from ..board import COVERED, MAX_CELLS, Board
+from ..board import COVERED, MAX_CELLS, Board, neighbour_sum
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError, format_cell
 from ..game import Game, GameState
 from ..solver import CountCache, solve
@@ -99,12 +102,15 @@ class Action:
         cells: The cells it opened directly, in the order they are rated (a chord's mine
             last, and only the first where it hit several: the game ends there).
         opened: Every cell the file says it uncovered (zeros' cascades and a mine hit too).
+        flags: The cells the player had flagged when making it: a zero's opening leaves them
+            covered (never used for the odds).
     """
 
     kind: str
     at: tuple[int, int]
     cells: tuple[tuple[int, int], ...]
     opened: frozenset[tuple[int, int]] = frozenset()
+    flags: frozenset[tuple[int, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -432,8 +438,9 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
     for item in raw["actions"]:
         at = (int(item["at"][0]), int(item["at"][1]))
         opened = frozenset((int(r), int(c)) for r, c in item["opened"])
+        flags = frozenset((int(r), int(c)) for r, c in item.get("flags", ()))
         if item["covered"]:
-            actions.append(Action("click", at, (at,), opened))
+            actions.append(Action("click", at, (at,), opened, flags))
             continue
         # A chord opens its covered neighbours; the rest of `opened` are zeros' cascades.
         near = sorted(
@@ -446,7 +453,7 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
         if hit:
             near = [cell for cell in near if layout[cell] != -1] + hit[:1]
         if near:
-            actions.append(Action("chord", at, tuple(near), opened))
+            actions.append(Action("chord", at, tuple(near), opened, flags))
     if not actions:
         raise InvalidInputError("the replay opens no cell (flags or moves only): nothing to rate")
     return Replay(
@@ -462,6 +469,31 @@ def _replay_from(raw: dict[str, Any], ext: str) -> Replay:
         metrics=dict(raw.get("metrics") or {}),
         start_time=raw.get("start_time"),
     )
+
+
+class _RecordedGame(Game):
+    """A game that opens cells as the programs that record replays do (ms_toollib): a zero
+    opens its covered neighbours, the zeros among them theirs, and so on, but never a cell
+    the player flagged, nor past one, nor past a cell already open. A flag on a safe cell
+    beside an opening thus stays covered until the player opens it. Where no flag ever stood
+    in an opening's way, it opens what :class:`~mscsp.game.Game` opens: the whole zero region
+    and its border. The flags only decide what opens: :meth:`board` shows them covered."""
+
+    #: The cells flagged at the action being played (set before it).
+    flags: frozenset[tuple[int, int]] | set[tuple[int, int]] = frozenset()
+
+    def _open_zero_region(self, r: int, c: int) -> int:
+        from scipy import ndimage
+
+        room = self.view == COVERED
+        for cell in self.flags:
+            room[cell] = False
+        room[r, c] = True  # the cell opened (never a flag: a flag does not open)
+        labels, _ = ndimage.label(room & (self._numbers == 0), structure=np.ones((3, 3)))
+        spread = labels == labels[r, c]  # the covered zeros joined to (r, c)
+        new = (spread | (neighbour_sum(spread) > 0)) & room
+        self.view[new] = self._numbers[new]
+        return int(new.sum())
 
 
 def rate_replay(
@@ -484,9 +516,12 @@ def rate_replay(
     from ..backends import get_backend
 
     counter = CountCache(get_backend(backend, time_limit=time_limit))
-    game = Game(replay.rows, replay.cols, replay.mines, first_click="any", layout=replay.layout)
+    game = _RecordedGame(
+        replay.rows, replay.cols, replay.mines, first_click="any", layout=replay.layout
+    )
     rating = ReplayRating(replay)
     for number, action in enumerate(replay.actions, start=1):
+        game.flags = action.flags
         covered = game.view == COVERED
         for cell in action.cells:
             # Checked first: a chord's last cells may open by an earlier cell's zero that

@@ -11,7 +11,9 @@ Output: one JSON object, ``{"missing": true}`` when ms_toollib cannot be importe
 header (``rows``, ``cols``, ``mines``, ``mode``, ``software``, ``player``),
 ``board`` (rows of cell codes, -1 for a mine), ``actions``: every mouse event that
 changed the board by uncovering cells, as ``{"at": [row, col], "covered": bool,
-"opened": [[row, col], ...]}`` (``covered``: the cell under the mouse was covered before),
+"opened": [[row, col], ...], "flags": [[row, col], ...]}`` (``covered``: the cell under the
+mouse was covered before; ``flags``: the cells flagged before it, which its zeros' openings
+leave covered),
 ``metrics``: the competitive statistics ms_toollib computes for the whole game (see
 :data:`METRICS`; ``null`` where it has none or the value is not finite, as the pluck of a
 lost game) and ``start_time``: when the game started, microseconds since 1970 as the file
@@ -24,8 +26,10 @@ import sys
 
 #: ms_toollib's codes of a covered cell on the board the player sees (plain, question mark).
 COVERED = (10, 12)
+#: ms_toollib's code of a flag.
+FLAG = 11
 #: Codes of a cell still unopened after an event (covered, flag, question mark).
-UNOPENED = (10, 11, 12)
+UNOPENED = (10, FLAG, 12)
 #: ms_toollib's useful levels of events that uncover cells (click, chord, the losing one).
 OPENING_LEVELS = (2, 3, 4)
 #: ms_toollib's per-game statistics copied into the output, by its attribute names: board
@@ -93,7 +97,10 @@ def read(ext: str, data: bytes, pluck: bool = False) -> dict:
         ]
         r, c = int(mouse.y) // pix, int(mouse.x) // pix
         if opened and 0 <= r < rows and 0 <= c < cols:
-            actions.append({"at": [r, c], "covered": before[r][c] in COVERED, "opened": opened})
+            flags = [[i, j] for i in range(rows) for j in range(cols) if before[i][j] == FLAG]
+            actions.append(
+                {"at": [r, c], "covered": before[r][c] in COVERED, "opened": opened, "flags": flags}
+            )
     return {
         "metrics": metrics(video, pluck),
         "start_time": _number(getattr(video, "start_time", None)),
