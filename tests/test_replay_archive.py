@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -22,7 +23,13 @@ from mscsp.cli import main  # noqa: E402
 from mscsp.errors import MscspError, SolverLimitError  # noqa: E402
 from mscsp.harness import wilson  # noqa: E402
 from mscsp.replay import ReaderProcess, rate_replay, read_replay  # noqa: E402
-from mscsp.replay.archive import _exact_values, analyse_file, collect  # noqa: E402
+from mscsp.replay.archive import (  # noqa: E402
+    Lookahead,
+    _exact_values,
+    analyse_file,
+    collect,
+    guess_value,
+)
 from mscsp.solver import solve  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "data" / "replays" / "archive"
@@ -198,7 +205,12 @@ def test_fixture_records_agree_with_an_independent_recomputation(path: Path) -> 
         exact = solve(click.board).exact
         assert rec["probability"] == pytest.approx(float(exact[click.cell]))
         assert rec["safest"] == pytest.approx(float(min(exact.values())))
-        assert rec["loss"] >= 0 and rec["value"] <= rec["best_value"] + 1e-12
+        assert rec["loss"] >= 0 and 0 <= rec["value"] <= rec["best_value"] + 1e-12 <= 1 + 1e-12
+        assert rec["loss"] == pytest.approx(rec["best_value"] - rec["value"], abs=1e-12)
+        if rec["source"] != "exact":
+            # The fixtures stay within the look-ahead's budget: only needless guesses (a
+            # certain-safe cell left) are valued by survival.
+            assert (rec["source"] == "survival") == (rec["safe_cells"] > 0)
         if rec["source"] == "survival":
             assert rec["loss"] == pytest.approx(float(exact[click.cell] - min(exact.values())))
         losses.append(rec["loss"])
@@ -237,6 +249,100 @@ def test_exact_values_of_a_hand_counted_position() -> None:
     assert played == pytest.approx(1 / 3) and best == pytest.approx(2 / 3)
     played, best = _exact_values(board, (0, 0), 30)
     assert played == pytest.approx(2 / 3) and best == pytest.approx(2 / 3)
+
+
+def lookahead_of(click):
+    """``best``'s look-ahead at a guess, recomputed from scratch through its own guess: a
+    fresh player's move, its reason, and every candidate it weighed probed in full, with its
+    keep factor and the function that scores any cell; ``None`` where the look-ahead did not
+    run (a certain-safe cell, forced or pseudo 50/50s, its own endgame search)."""
+    from mscsp.players.best import BestPlayer
+
+    player = BestPlayer()
+    player.new_game()
+    safe, solution = player.infer(click.board)
+    if safe:
+        return None
+    move = player.guess(click.board, solution, np.random.default_rng(0))
+    if player.considered is None:
+        return None
+    flagged, solution, cells, keep = player.considered
+    scored, dead = player.lookahead(flagged, solution, cells, keep, math.inf)
+
+    def value(cell):
+        return keep(cell) * player.score(player.probe(flagged, solution, cell))
+
+    top = 1 + player.progress_weight
+    return player, move, scored, dead, value, top
+
+
+@pytest.mark.parametrize("name", ["expert-00005.evf", "expert-00008.evf"])
+def test_lookahead_values_agree_with_best_recomputed_independently(name: str) -> None:
+    path = FIXTURES / name
+    got = analyse_file(str(path))
+    rating = rate_replay(read_replay(path.read_bytes(), path.name))
+    guesses = {c.number: c for c in rating.clicks if c.guess}
+    checked = charged = 0
+    for rec in got["clicks"]:
+        if rec["source"] != "lookahead":
+            continue
+        found = lookahead_of(guesses[rec["number"]])
+        if found is None:
+            continue  # best would not look ahead here (its own rules came first)
+        player, move, scored, dead, value, top = found
+        cell = tuple(rec["cell"])
+        # depth 1: best plays its top-scoring living candidate, or a safer cell before it.
+        pick = scored[0][0] if scored else value(dead[0].cell)
+        assert player.reason in ("lookahead", "dominated", "implied", "looming", "dead")
+        played = pick if cell in (move, scored[0][1].cell if scored else move) else value(cell)
+        assert rec["value"] == pytest.approx(played / top, abs=1e-9)
+        assert rec["best_value"] == pytest.approx(max(pick, played) / top, abs=1e-9)
+        assert rec["loss"] == pytest.approx(max(0.0, pick - played) / top, abs=1e-9)
+        checked += 1
+        charged += rec["loss"] > 0
+    assert checked >= 5 and charged >= 1
+
+
+def test_a_guess_at_the_cell_best_picks_loses_nothing() -> None:
+    from dataclasses import replace
+
+    path = FIXTURES / "expert-00008.evf"
+    rating = rate_replay(read_replay(path.read_bytes(), path.name))
+    checked = 0
+    for click in (c for c in rating.clicks if c.guess and not c.safe_cells):
+        found = lookahead_of(click)
+        if found is None:
+            continue
+        player, move, scored, dead, value, top = found
+        solved = solve(click.board).exact
+        at_best = replace(click, cell=move, probability=solved[move])
+        # No exact search (0 layouts): the look-ahead values it, as in any game.
+        rec = guess_value(at_best, 0, Lookahead())
+        assert rec["source"] == "lookahead"
+        assert rec["loss"] == 0 and rec["value"] == rec["best_value"] > 0
+        if scored:
+            assert rec["best_value"] == pytest.approx(scored[0][0] / top, abs=1e-9)
+        checked += 1
+    assert checked >= 5
+
+
+def test_the_lookahead_budget_falls_back_to_survival() -> None:
+    path = FIXTURES / "expert-00002.evf"
+    rating = rate_replay(read_replay(path.read_bytes(), path.name))
+    guesses = [c for c in rating.clicks if c.guess and not c.safe_cells]
+    spent = Lookahead(budget=0)
+    for click in guesses:
+        rec = guess_value(click, 0, spent)
+        assert rec["source"] == "survival" and spent.probed == 0
+        assert rec["loss"] == pytest.approx(float(click.probability - click.safest))
+    # Every probe is counted, and a budget is never overspent: the guesses it cannot
+    # afford are valued by survival.
+    whole = Lookahead()
+    assert {guess_value(click, 0, whole)["source"] for click in guesses} == {"lookahead"}
+    small = Lookahead(budget=whole.probed // 2)
+    sources = [guess_value(click, 0, small)["source"] for click in guesses]
+    assert "lookahead" in sources and "survival" in sources
+    assert 0 < small.probed <= whole.probed // 2
 
 
 def test_how_a_game_was_lost() -> None:

@@ -241,6 +241,31 @@ class BestPlayer(CspPlayer):
             )
             if cell is not None:
                 return cell, "pseudo"
+        cells, keep, looming = self.weigh(flagged, solution)
+        self.considered = (flagged, solution, cells, keep)
+        scored, dead = self.lookahead(flagged, solution, cells, keep, self.probe_margin())
+        if not scored:
+            # Only dead cells: nothing to learn, so the safest (first in order) is played.
+            return dead[0].cell, "looming" if looming else "dead"
+        best = self.choose(flagged, solution, scored, keep)
+        cell, rule = self.first(best, 1.0 - solution.probabilities)
+        return cell, "looming" if looming and rule != "implied" else rule
+
+    def weigh(
+        self, flagged: Board, solution: Solution
+    ) -> tuple[list[Cell], Callable[[Cell], float], list[Looming]]:
+        """What the look-ahead weighs in a position.
+
+        Args:
+            flagged: The position (proven mines flagged).
+            solution: Its solution.
+
+        Returns:
+            The candidates (:meth:`candidates`, then the enablers of looming 50/50s that
+            could beat them, :meth:`settlers`), the factor a cell's score is multiplied by
+            (the share of the looming risk the click leaves: 1 without any) and the
+            looming 50/50s (none without ``looming``).
+        """
         looming = looming_fifties(flagged, solution) if self.looming else []
         safety = 1.0 - solution.probabilities
         cells = self.candidates(flagged, solution)
@@ -250,21 +275,27 @@ class BestPlayer(CspPlayer):
             # A click that leaves a looming 50/50 in the game keeps its risk.
             return math.prod(1.0 - x.risk for x in looming if not x.settles(cell))
 
-        self.considered = (flagged, solution, cells, keep)
-        scored, dead = self.lookahead(flagged, solution, cells, keep, self.probe_margin())
-        if not scored:
-            # Only dead cells: nothing to learn, so the safest (first in order) is played.
-            return dead[0].cell, "looming" if looming else "dead"
-        best = self.choose(flagged, solution, scored, keep)
-        # Domination: a cell that is safe whenever the chosen one is, and safer now, goes
-        # first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
-        safer = [c for c in best.implied if safety[c] > best.safety + _EPS]
+        return cells, keep, looming
+
+    def first(self, chosen: Probe, safety: np.ndarray) -> tuple[Cell, str]:
+        """The cell played for the chosen candidate, and the rule: ``implied``,
+        ``dominated`` or ``lookahead`` (see :attr:`reason`).
+
+        Domination: a cell that is safe whenever the chosen one is, and safer now, goes
+        first (if it is a mine, so is the chosen cell); nothing is lost by clicking it.
+        Else the chosen click's single safest next cell, when it is safer now.
+
+        Args:
+            chosen: The chosen candidate's probe (complete).
+            safety: Every cell's chance of being safe (``1 - probabilities``).
+        """
+        safer = [c for c in chosen.implied if safety[c] > chosen.safety + _EPS]
         if self.implied and safer:
             return min(safer, key=lambda c: (-safety[c], c)), "implied"
-        nxt = best.next_cell
-        if nxt is not None and safety[nxt] > best.safety + _EPS:
-            return nxt, "looming" if looming else "dominated"
-        return best.cell, "looming" if looming else "lookahead"
+        nxt = chosen.next_cell
+        if nxt is not None and safety[nxt] > chosen.safety + _EPS:
+            return nxt, "dominated"
+        return chosen.cell, "lookahead"
 
     def probe_margin(self) -> float:
         """How far below the best look-ahead score probes are still evaluated fully."""

@@ -17,14 +17,33 @@ summarises, ms_toollib's own statistics (``metrics``), the game's date, the need
 accuracy of its guesses (see :func:`accuracy`).
 
 Accuracy: each guess (a click after the first that risked a mine) loses
-``value(best) - value(played)`` of the chance to win, where the value of a click is
+``value(best) - value(played)``, a chance between 0 and 1, where the value of a click is,
+the first that applies (each guess's record says which: ``source``)
 
 - ``exact``: its exact chance of winning the game with best play after it, from the
   endgame search (:func:`mscsp.players.endgame.solve_endgame`), when at most
   :data:`ENDGAME_LAYOUTS` mine layouts are left on the board and the search stays within its
   budget;
-- ``survival``: else, its chance of not being a mine (``1 - p``): the loss is the click's
-  cost, the extra chance of losing it over the safest cell.
+- ``lookahead``: else, ``best``'s look-ahead value of it (:class:`Lookahead`): its chance of
+  surviving this click and the next (``survive2``) plus ``progress_weight`` (0.1) times its
+  chance of being safe and making some cell certain (``progress``), times the share of the
+  looming 50/50 risk it leaves, over ``1 + progress_weight``. That is ``best``'s own score
+  (:meth:`mscsp.players.best.BestPlayer.score`) scaled to 0-1 by the most a score can be
+  (1: a click certainly safe that leaves a certain cell): a weighted mean of two chances,
+  mostly (10/11) the chance to survive two clicks, that orders clicks as ``best`` does, so
+  that the cell it picks loses nothing. ``survive2`` alone is a purer chance but would
+  charge ``best``'s own guesses wherever progress decided them. The best click is the cell
+  ``best``'s look-ahead picks among its candidates, or a safer cell its domination rule
+  plays first (or the played cell, where it scores higher: the played cell never beats the
+  best). Not a chance of winning the game: two clicks of it, weighted for what they teach;
+  and ``best``'s rules before its look-ahead (forced and pseudo 50/50s first) are not
+  credited;
+- ``survival``: where the look-ahead does not value the guess, its chance of not being a
+  mine (``1 - p``): the loss is the click's cost, the extra chance of losing it over the
+  safest cell. That is every guess taken while a certain-safe cell was left (``best``
+  would click that cell, not guess: the guess's whole risk is lost), and the guesses the
+  look-ahead could not value within its budget (:data:`LOOKAHEAD_BUDGET` cells probed per
+  game) or solve.
 
 A game's accuracy is ``100 * (1 - mean loss)`` over its guesses (100 with no guess): 100
 means every guess was the best one available.
@@ -42,7 +61,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..board import COVERED, Board
 from ..errors import BackendUnavailableError, MscspError, SolverLimitError
@@ -56,6 +75,9 @@ from . import (
     replay_fields,
 )
 
+if TYPE_CHECKING:
+    from ..players.best import BestPlayer
+
 #: Extensions of replay files looked for in folders (``.evfs``: Metasweeper's sets).
 EXTENSIONS = ("avf", "evf", "evfs", "rmv", "mvf")
 #: Largest ``.evfs`` set read (bytes); each of its games is held to ``MAX_BYTES`` too.
@@ -64,6 +86,10 @@ MAX_SET_BYTES = 64 * 1024 * 1024
 ENDGAME_LAYOUTS = 30
 #: Evaluations the endgame search may spend on one position before it gives up.
 ENDGAME_BUDGET = 100_000
+#: Most cells ``best``'s look-ahead probes over one game (each probe solves the position
+#: once per number the cell could show); guesses it cannot value within it are valued by
+#: survival (see :class:`Lookahead`).
+LOOKAHEAD_BUDGET = 1_000
 #: The standard boards, by (rows, cols, mines).
 PRESETS = {(9, 9, 10): "beginner", (16, 16, 40): "intermediate", (16, 30, 99): "expert"}
 _GLOB = set("*?[")
@@ -387,7 +413,8 @@ def game_record(rating: ReplayRating, endgame_layouts: int = ENDGAME_LAYOUTS) ->
     replay = rating.replay
     summary = rating.summary()
     guesses = [c for c in rating.clicks if c.guess]
-    values = [guess_value(c, endgame_layouts) for c in guesses]
+    lookahead = Lookahead()
+    values = [guess_value(c, endgame_layouts, lookahead) for c in guesses]
     losses = [v["loss"] for v in values]
     worst = max(zip(losses, guesses, strict=True), key=lambda x: x[0], default=None)
     return {
@@ -460,20 +487,116 @@ def accuracy(losses: list[float]) -> float:
     return 100.0 * (1.0 - sum(losses) / len(losses))
 
 
-def guess_value(click: ClickRating, endgame_layouts: int = ENDGAME_LAYOUTS) -> dict[str, Any]:
-    """The guess's chance of winning (``value``), the best click's (``best_value``), the
-    ``loss`` between them and which values they are (``source``: ``exact`` or ``survival``;
-    see the module docstring)."""
-    exact = _exact_values(click.board, click.cell, endgame_layouts)
-    if exact is not None:
-        played, best = exact
-        source = "exact"
-    else:
-        played, best = 1.0 - float(click.probability), 1.0 - float(click.safest)
+def guess_value(
+    click: ClickRating,
+    endgame_layouts: int = ENDGAME_LAYOUTS,
+    lookahead: Lookahead | None = None,
+) -> dict[str, Any]:
+    """The guess's value (``value``), the best click's (``best_value``), the ``loss``
+    between them and which values they are (``source``: ``exact``, ``lookahead`` or
+    ``survival``; see the module docstring). ``lookahead``: the game's :class:`Lookahead`,
+    its guesses given in order (a fresh one by default)."""
+    values = _exact_values(click.board, click.cell, endgame_layouts)
+    source = "exact"
+    if values is None:
+        values = (lookahead or Lookahead()).values(click)
+        source = "lookahead"
+    if values is None:
+        values = 1.0 - float(click.probability), 1.0 - float(click.safest)
         source = "survival"
+    played, best = values
     # The played cell can never beat the best click; float noise must not make it look so.
     loss = max(0.0, best - played)
     return {"value": played, "best_value": best, "loss": loss, "source": source}
+
+
+class Lookahead:
+    """Values guesses with ``best``'s look-ahead (:class:`mscsp.players.best.BestPlayer`),
+    one game at a time: its guesses in order, so that ``best``'s memory of proven mines
+    and its solver's caches follow the game.
+
+    A click's value is its look-ahead score (:meth:`~mscsp.players.best.BestPlayer.score`:
+    the chance of surviving it and the next click plus ``progress_weight`` times the chance
+    that it is safe and makes some cell certain), times the share of the looming 50/50 risk
+    it leaves (1 without any), over ``1 + progress_weight`` (the most a score can be): a
+    weighted mean of two chances, between 0 and 1, ordered as ``best`` orders its
+    candidates.
+
+    Args:
+        budget: Most cells probed over the game (each probe solves the position once per
+            number the cell could show): a guess whose candidates would overspend it is
+            not valued (:meth:`values` gives ``None``).
+
+    Attributes:
+        probed: Cells probed so far.
+    """
+
+    def __init__(self, budget: int = LOOKAHEAD_BUDGET):
+        self.budget = budget
+        self.probed = 0
+        self._player: BestPlayer | None = None
+
+    def values(self, click: ClickRating) -> tuple[float, float] | None:
+        """The look-ahead values of ``click`` and of the best click, or ``None`` where the
+        look-ahead does not value it: a certain-safe cell is left (``best`` would click it,
+        not guess), the budget would be overspent, or a solve fails.
+
+        The best click is the cell ``best``'s look-ahead picks, its top candidate (a click
+        on a safer cell that its domination rule plays first is worth as much); the played
+        cell's value is its own probe's, never above the best: where it scores higher
+        (a cell ``best`` does not weigh, a dead one), it is the best.
+        """
+        if click.safe_cells:
+            return None
+        from ..players.best import BestPlayer
+
+        if self._player is None:
+            self._player = BestPlayer()
+        player = self._player
+        try:
+            found = self._values(player, click)
+        except BackendUnavailableError:
+            raise
+        except MscspError:
+            player.new_game()  # its memory may be half-updated: start afresh next time
+            return None
+        if found is None:
+            return None
+        top = 1.0 + player.progress_weight
+        played, best = found
+        return played / top, max(played, best) / top
+
+    def _values(self, player: BestPlayer, click: ClickRating) -> tuple[float, float] | None:
+        """The look-ahead scores (not yet over ``1 + progress_weight``) of the played and
+        the best click."""
+        safe, solution = player.infer(click.board)
+        if safe or solution is None:
+            return None
+        flagged = player.memory.flagged(click.board)
+        cells, keep, _ = player.weigh(flagged, solution)
+        if self.probed + len(cells) + 1 > self.budget:
+            return None  # (the played cell may need a probe of its own)
+        self.probed += len(cells)
+        scored, dead = player.lookahead(flagged, solution, cells, keep)
+        if scored:
+            chosen = player.choose(flagged, solution, scored, keep)
+            best = next(value for value, probe in scored if probe is chosen)
+            plays = {chosen.cell, player.first(chosen, 1.0 - solution.probabilities)[0]}
+        else:
+            # Only dead cells: best plays the safest (first in order).
+            best = keep(dead[0].cell) * player.score(dead[0])
+            plays = {dead[0].cell}
+        cell = click.cell
+        if cell in plays:
+            return best, best
+        if float(click.probability) == 1.0:
+            return 0.0, best  # a proven mine (flagged: it cannot be probed)
+        known = {probe.cell: value for value, probe in scored}
+        known.update((p.cell, keep(p.cell) * player.score(p)) for p in dead)
+        if cell in known:
+            return known[cell], best
+        self.probed += 1
+        return keep(cell) * player.score(player.probe(flagged, solution, cell)), best
 
 
 def _exact_values(board: Board, cell: tuple[int, int], limit: int) -> tuple[float, float] | None:

@@ -205,7 +205,7 @@ def summary_text(summary: dict[str, Any]) -> str:
         lines += ["", "by month:"]
         lines.append(format_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)))
     if summary["worst"]:
-        lines += ["", "worst mistakes (loss of the chance to win):"]
+        lines += ["", "worst mistakes (loss of value, and its source):"]
         for m in summary["worst"]:
             lines.append(
                 f"  {m['file']}: click {m['number']} at ({m['cell'][0]},{m['cell'][1]}), "
