@@ -106,12 +106,13 @@ _SYSTEMS = (
     LearnedSystem(
         "learner",
         "nets",
-        "learners.nets.player:LearnerPlayer",
+        "learners.nets.player:make_learner",
         None,
         "ml",
         (*_JAX, "orbax.checkpoint"),
         "",
-        "this project's Flax network (learner:PATH; learner:default is the shipped one)",
+        "this project's Flax networks (learner:PATH; learner:default is the shipped CNN, "
+        "learner:graph the factor-graph net)",
         argument="path",
         estimates=True,
     ),

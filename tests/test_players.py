@@ -366,7 +366,7 @@ def test_learner_spec_loads_lazily(monkeypatch):
 
     # The registry imports the module its entry names only now: a stand-in module shows it.
     module = types.ModuleType("learners.nets.player")
-    module.LearnerPlayer = learner_player
+    module.make_learner = learner_player
     monkeypatch.setitem(sys.modules, "learners.nets.player", module)
     player = get_player("learner:models/x.npz")
     assert isinstance(player, ProbabilityPlayer) and calls == ["models/x.npz"]

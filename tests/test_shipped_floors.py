@@ -23,6 +23,7 @@ SEED = 9_000_000
 #: floor on the mean share of safe cells cleared).
 SHIPPED = (
     ("learner:default", 9, 9, 10, "safe", "corner", 89.9, 70, 0.8),
+    ("learner:graph", 9, 9, 10, "safe", "corner", 91.95, 70, 0.8),
     ("q-simple", 4, 4, 3, "safe", "corner", 66.95, 45, 0.6),
     ("local-logistic", 4, 4, 3, "safe", "corner", 32.20, 15, 0.6),
     ("local-svm", 4, 4, 3, "safe", "corner", 35.30, 15, 0.6),

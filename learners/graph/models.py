@@ -1,0 +1,135 @@
+"""The learned message-passing estimator: a Flax NNX net on the group / number factor graph.
+
+The net is shaped like belief propagation on the graph ``bp`` runs on (one node per open
+group, one per open number, messages along their edges, the total mine count as a board-wide
+node) and keeps BP's invariants: one set of weights serves every round, so the rounds can grow
+with the board; messages are sums over a node's edges, so any graph size and degree works.
+Where BP passes a count distribution and multiplies, the net passes a learned vector and
+adds, and every round it reads the statistics BP's update would read from the current
+estimate ``p`` (per group, the probability of a mine in one of its cells):
+
+* per edge, what the number's other groups leave for this one: ``(target - sum of the
+  others' expected mines) / size``, i.e. the mean-field form of BP's factor message;
+* per number, its slack (``target`` minus its expected mines) in units of its spread;
+* per board, the mines left minus the frontier's expected mines, per free cell and per
+  open cell: the total, which BP meets through its density fixed point.
+
+Every round ends with a prediction (a logit per group), and training scores every round, so
+the rounds improve the estimate step by step the way BP's sweeps do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+from .data import EDGE_FEATURES, FACTOR_FEATURES, GLOBAL_FEATURES, VAR_FEATURES
+
+#: BP-shaped statistics read per edge and per board every round (see the module docs).
+EDGE_STATS, BOARD_STATS = 4, 3
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """A named size of the net.
+
+    Attributes:
+        width: Size of every node's state and message.
+        rounds: Rounds of messages in training (and at play time unless told otherwise).
+    """
+
+    width: int = 64
+    rounds: int = 10
+
+
+#: Named configs: what ``mscsp learn`` and checkpoints refer to.
+CONFIGS: dict[str, GraphConfig] = {
+    "tiny": GraphConfig(width=16, rounds=4),
+    "small": GraphConfig(width=32, rounds=8),
+    "base": GraphConfig(width=64, rounds=10),
+}
+
+
+class Mlp(nnx.Module):
+    """Two dense layers with a layer norm between (keeps the residual rounds stable)."""
+
+    def __init__(self, n_in: int, width: int, *, rngs: nnx.Rngs):
+        self.first = nnx.Linear(n_in, width, rngs=rngs)
+        self.norm = nnx.LayerNorm(width, rngs=rngs)
+        self.second = nnx.Linear(width, width, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.second(nnx.gelu(self.norm(self.first(x))))
+
+
+class GraphNet(nnx.Module):
+    """Rounds of learned messages between groups and numbers; a logit per group per round."""
+
+    def __init__(self, config: GraphConfig, *, rngs: nnx.Rngs):
+        w = config.width
+        self.config = config
+        self.var_in = Mlp(VAR_FEATURES + GLOBAL_FEATURES, w, rngs=rngs)
+        self.factor_in = Mlp(FACTOR_FEATURES, w, rngs=rngs)
+        n_edge = 2 * w + EDGE_FEATURES + EDGE_STATS
+        self.to_var = Mlp(n_edge, w, rngs=rngs)
+        self.to_factor = Mlp(n_edge, w, rngs=rngs)
+        self.var_update = Mlp(2 * w + BOARD_STATS, w, rngs=rngs)
+        self.factor_update = Mlp(2 * w, w, rngs=rngs)
+        self.out = nnx.Linear(w, 1, rngs=rngs)
+
+    def __call__(self, batch: dict[str, jax.Array], rounds: int) -> jax.Array:
+        """Logits ``(rounds, V)`` of every group's mine probability after each round.
+
+        ``batch`` holds one or many graphs concatenated and padded (see
+        :func:`learners.graph.train.pack`): padding nodes and edges point at the last
+        node, whose outputs nobody reads.
+        """
+        ev, ef, vg = batch["edge_var"], batch["edge_factor"], batch["var_graph"]
+        n_var, n_factor, n_graph = len(batch["size"]), len(batch["target"]), len(batch["left"])
+        size, target = batch["size"], batch["target"]
+        h_var = self.var_in(jnp.concatenate([batch["var"], batch["glob"][vg]], axis=1))
+        h_factor = self.factor_in(batch["factor"])
+        logit = self.out(h_var)[:, 0]
+        open_cells = jax.ops.segment_sum(size * batch["var_mask"], vg, n_graph) + batch["n_free"]
+        outputs = []
+        for _ in range(rounds):
+            p = jax.nn.sigmoid(logit)
+            mean = size * p
+            spread = size * p * (1 - p)
+            mean_f = jax.ops.segment_sum(mean[ev], ef, n_factor)
+            spread_f = jax.ops.segment_sum(spread[ev], ef, n_factor)
+            left_for_me = (target[ef] - (mean_f[ef] - mean[ev])) / size[ev]
+            slack = (target - mean_f) / jnp.sqrt(spread_f + 1.0)
+            stats = jnp.stack(
+                [jnp.clip(left_for_me, -2, 3), left_for_me - p[ev], slack[ef], p[ev]], axis=1
+            )
+            edge = jnp.concatenate([batch["edge"], stats], axis=1)
+            to_var = self.to_var(jnp.concatenate([h_factor[ef], h_var[ev], edge], axis=1))
+            gap = batch["left"] - jax.ops.segment_sum(mean * batch["var_mask"], vg, n_graph)
+            board = jnp.stack(
+                [gap / (batch["n_free"] + 1.0), gap / (open_cells + 1.0), gap / 10.0], axis=1
+            )
+            h_var = h_var + self.var_update(
+                jnp.concatenate([h_var, jax.ops.segment_sum(to_var, ev, n_var), board[vg]], axis=1)
+            )
+            to_factor = self.to_factor(jnp.concatenate([h_var[ev], h_factor[ef], edge], axis=1))
+            h_factor = h_factor + self.factor_update(
+                jnp.concatenate([h_factor, jax.ops.segment_sum(to_factor, ef, n_factor)], axis=1)
+            )
+            logit = self.out(h_var)[:, 0]
+            outputs.append(logit)
+        return jnp.stack(outputs)
+
+
+def build(config: GraphConfig, seed: int = 0) -> GraphNet:
+    """A fresh net of ``config`` with weights drawn from ``seed``."""
+    return GraphNet(config, rngs=nnx.Rngs(seed))
+
+
+def config_dict(config: GraphConfig) -> dict[str, Any]:
+    """``config`` as stored in a checkpoint."""
+    return {"width": config.width, "rounds": config.rounds}

@@ -1,0 +1,165 @@
+"""``learner:graph``: factor-graph encoding, packing, a training step, resume, the shipped net."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from learners.artefacts import weights_dir  # noqa: E402
+from learners.graph import data, models, train  # noqa: E402
+from learners.graph.player import GraphPlayer  # noqa: E402
+from learners.nets.player import LearnerPlayer, make_learner  # noqa: E402
+from mscsp import COVERED, parse_board  # noqa: E402
+from mscsp.errors import InvalidInputError  # noqa: E402
+from mscsp.estimators import get_estimator  # noqa: E402
+from mscsp.estimators.bp import factor_graph  # noqa: E402
+from mscsp.families import band, lattice  # noqa: E402
+from mscsp.harness import RunConfig, play_batch  # noqa: E402
+
+SHIPPED = (weights_dir() / "graph.msgpack").is_file()
+needs_shipped = pytest.mark.skipif(not SHIPPED, reason="learners/weights/graph.msgpack not shipped")
+
+
+def graphs_of(boards) -> data.Graphs:
+    """The boards' encoded graphs with their exact labels (the default counter's)."""
+    rows = []
+    for board in boards:
+        graph = factor_graph(board)
+        exact = get_estimator().estimate(board)
+        labels, free = data.group_labels(graph, exact)
+        rows.append((data.encode(graph), labels, free, "test"))
+    return data.concat(*zip(*rows, strict=True))
+
+
+BOARDS = [lattice(5, 5, 0.3, 1), band(3, 8, 0.4, 2), lattice(5, 6, 0.2, 3)]
+
+
+def test_encode_has_one_edge_per_group_in_each_open_number():
+    board = lattice(7, 7, 0.3, 4)
+    graph = factor_graph(board)
+    g = data.encode(graph)
+    assert len(g.edge) == sum(len(groups) for groups, _ in graph.factors)
+    assert len(g.var) == len(graph.sizes) and len(g.factor) == len(graph.factors)
+    assert g.var.shape[1] == data.VAR_FEATURES and g.factor.shape[1] == data.FACTOR_FEATURES
+    assert np.isfinite(g.var).all() and np.isfinite(g.factor).all() and np.isfinite(g.edge).all()
+    # Each edge joins a group to a number that lists it.
+    for v, f in zip(g.edge_var, g.edge_factor, strict=True):
+        assert v in graph.factors[f][0]
+
+
+def test_labels_are_the_exact_odds_of_each_group():
+    board = BOARDS[0]
+    graph = factor_graph(board)
+    exact = get_estimator("brute").estimate(board)
+    labels, _ = data.group_labels(graph, exact)
+    for cells, p in zip(graph.cells, labels, strict=True):
+        np.testing.assert_allclose(exact[cells[:, 0], cells[:, 1]], p, rtol=1e-6)
+
+
+def test_packed_graphs_do_not_talk_to_each_other():
+    graphs = graphs_of(BOARDS)
+    net = models.build(models.CONFIGS["tiny"], seed=1)
+    predict = train.make_predict(net)
+    together, n = train.pack(graphs, range(len(graphs)))
+    assert n == len(graphs)
+    p_all = predict(together, 3)
+    for i in range(len(graphs)):
+        alone, _ = train.pack(graphs, [i])
+        p_one = predict(alone, 3)[: graphs.var_ptr[i + 1] - graphs.var_ptr[i]]
+        np.testing.assert_allclose(
+            p_all[graphs.var_ptr[i] : graphs.var_ptr[i + 1]], p_one, rtol=1e-5, atol=1e-6
+        )
+
+
+def test_pack_refuses_a_graph_larger_than_the_batch():
+    graphs = graphs_of(BOARDS[:1])
+    with pytest.raises(InvalidInputError, match="exceeds"):
+        train.pack(graphs, [0], (4, 4, 4, 4))
+
+
+class Killed(Exception):
+    """Stands for the process dying between a step and its checkpoint."""
+
+
+def test_one_step_trains_and_a_killed_run_resumes_with_the_same_steps(tmp_path):
+    graphs = graphs_of(BOARDS)
+    cfg = train.TrainConfig(model="tiny", steps=2, checkpoint_every=1, warmup=1)
+    straight = train.train(cfg, graphs, graphs, tmp_path / "a", log=lambda _: None, eval_every=1)
+
+    def dies_after_step_two(line: str) -> None:
+        if line.startswith("step 2/"):  # step 2 ran, its checkpoint was not written
+            raise Killed
+
+    with pytest.raises(Killed):
+        train.train(cfg, graphs, graphs, tmp_path / "b", log=dies_after_step_two, eval_every=1)
+    resumed = train.train(cfg, graphs, graphs, tmp_path / "b", log=lambda _: None, eval_every=1)
+    steps = [json.loads(line)["step"] for line in (tmp_path / "b" / train.METRICS_FILE).open()]
+    assert steps == [1, 2]  # the lost step's row was dropped and written again
+    a, _ = train.load_model(straight)
+    b, _ = train.load_model(resumed)
+    fresh = models.build(models.CONFIGS["tiny"], seed=0)
+    x = train.pack(graphs, range(len(graphs)))[0]
+    pa, pb, p0 = (train.make_predict(m)(x, 4) for m in (a, b, fresh))
+    np.testing.assert_allclose(pa, pb, rtol=1e-6)
+    assert not np.allclose(pa, p0)  # the steps moved the weights
+    with pytest.raises(InvalidInputError, match="other settings"):
+        train.train(
+            train.TrainConfig(model="tiny", steps=3, lr=0.1), graphs, graphs, tmp_path / "b"
+        )
+
+
+def test_foreign_and_broken_checkpoints_are_refused(tmp_path):
+    junk = tmp_path / "junk.msgpack"
+    junk.write_bytes(b"\x00\x01not msgpack")
+    assert not train.is_graph_model(junk)
+    with pytest.raises(InvalidInputError, match="not a learner:graph model"):
+        train.load_model(junk)
+    with pytest.raises(InvalidInputError, match="no graph model"):
+        train.load_model(tmp_path / "missing.msgpack")
+    # The convolutional net's checkpoint is no graph model: learner:PATH loads it as before.
+    assert not train.is_graph_model(weights_dir() / "default.msgpack")
+    assert isinstance(make_learner("default", symmetric=False), LearnerPlayer)
+
+
+@needs_shipped
+def test_shipped_net_options_are_checked():
+    assert isinstance(make_learner("graph"), GraphPlayer)
+    with pytest.raises(InvalidInputError, match="symmetric"):
+        make_learner("graph", symmetric=True)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(InvalidInputError, match="iterations"):
+            make_learner("graph", iterations=bad)
+
+
+@needs_shipped
+def test_shipped_net_is_close_to_exact_on_small_lattices_and_bands():
+    estimator = get_estimator("learner:graph")
+    errors = []
+    for board in [lattice(9, 9, 0.3, 11), band(5, 12, 0.5, 12), lattice(8, 10, 0.2, 13)]:
+        exact = get_estimator().estimate(board)
+        p = estimator.estimate(board)
+        covered = board.cells == COVERED
+        assert ((p[covered] >= 0) & (p[covered] <= 1)).all()
+        errors.append(np.abs(p - exact)[covered].mean())
+    # A smoke floor far above the measured held-out error (docs/estimators.md).
+    assert max(errors) < 0.05, errors
+
+
+@needs_shipped
+def test_free_cells_take_what_the_frontier_leaves():
+    board = parse_board("???????\n???????\n???????\n??1????\n???????\n", mines=6)
+    p = GraphPlayer("graph").estimate([board])[0]
+    covered = board.cells == COVERED
+    # The mines left are all placed: the frontier's expected mines plus the free cells'.
+    assert p[covered].sum() == pytest.approx(6, abs=1e-4)
+
+
+@needs_shipped
+def test_shipped_net_plays_games():
+    config = RunConfig("learner:graph", 9, 9, 10, "safe", "corner", 123)
+    results = play_batch(config, list(range(6)))
+    assert len(results) == 6 and all(r.cleared > 0 for r in results)
