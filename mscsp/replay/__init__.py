@@ -57,6 +57,7 @@ from ..bigint import fraction_text
 from ..board import COVERED, MAX_CELLS, Board, neighbour_sum
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError, format_cell
 from ..game import Game, GameState
+from ..probabilities import Solution
 from ..solver import CountCache, solve
 
 #: File extensions read, with the program that writes them.
@@ -550,14 +551,11 @@ def _rate(
     number: int, cell: tuple[int, int], action: Action, board: Board, counter: Any
 ) -> ClickRating:
     solution = solve(board, counter)
-    exact = solution.exact
-    p = exact[cell]
+    p, lowest, highest = _odds_at(solution, cell)
     safe_cells = len(solution.safe)
-    # Most clicks of a game have certain-safe cells beside them: then the lowest probability
-    # is 0, without comparing hundreds of fractions.
-    safest = Fraction(0) if safe_cells else min(exact.values())
+    safest = Fraction(0) if safe_cells else lowest
     best = solution.best_move
-    if number == 1 or (p > 0 and p == max(exact.values()) == safest):
+    if number == 1 or (p > 0 and p == highest == safest):
         verdict = "forced"
     elif p == 0:
         verdict = "certain"
@@ -580,6 +578,30 @@ def _rate(
         cost=cost,
         survived=True,
     )
+
+
+def _odds_at(solution: Solution, cell: tuple[int, int]) -> tuple[Fraction, Fraction, Fraction]:
+    """The exact mine probability of ``cell`` and the lowest and highest of the board's,
+    read from the solution's sets of cells with equal odds: a board has a few such sets
+    and hundreds of cells, and a game rates a board per click.
+
+    Raises:
+        InvalidInputError: ``cell`` is not covered (a file whose clicks do not fit its board).
+    """
+    found = None
+    values = []
+    for odd in solution.odds:
+        cells = odd.cells
+        mask = isinstance(cells, np.ndarray)
+        if not (cells.any() if mask else cells):
+            continue
+        value = Fraction(odd.num, odd.den)
+        values.append(value)
+        if found is None and (bool(cells[cell]) if mask else cell in cells):
+            found = value
+    if found is None:
+        raise InvalidInputError(f"corrupt replay: a click on {cell}, which is not covered")
+    return found, min(values), max(values)
 
 
 def replay_fields(replay: Replay) -> dict[str, Any]:
