@@ -106,7 +106,7 @@ _SYSTEMS = (
     LearnedSystem(
         "learner",
         "nets",
-        "learners.nets.player:make_learner",
+        "learners.nets.learner:make_learner",
         None,
         "ml",
         (*_JAX, "orbax.checkpoint"),

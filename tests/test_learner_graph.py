@@ -12,7 +12,8 @@ pytest.importorskip("jax")
 from learners.artefacts import weights_dir  # noqa: E402
 from learners.graph import data, models, train  # noqa: E402
 from learners.graph.player import GraphPlayer  # noqa: E402
-from learners.nets.player import LearnerPlayer, make_learner  # noqa: E402
+from learners.nets.learner import make_learner  # noqa: E402
+from learners.nets.player import LearnerPlayer  # noqa: E402
 from mscsp import COVERED, parse_board  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
 from mscsp.estimators import get_estimator  # noqa: E402

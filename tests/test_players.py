@@ -365,9 +365,9 @@ def test_learner_spec_loads_lazily(monkeypatch):
         return ProbabilityPlayer(lambda b: np.zeros(b.shape))
 
     # The registry imports the module its entry names only now: a stand-in module shows it.
-    module = types.ModuleType("learners.nets.player")
+    module = types.ModuleType("learners.nets.learner")
     module.make_learner = learner_player
-    monkeypatch.setitem(sys.modules, "learners.nets.player", module)
+    monkeypatch.setitem(sys.modules, "learners.nets.learner", module)
     player = get_player("learner:models/x.npz")
     assert isinstance(player, ProbabilityPlayer) and calls == ["models/x.npz"]
 

@@ -34,7 +34,7 @@ from mscsp.deduce import deduce as deduce_cells
 from mscsp.errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import DEFAULT_MODEL, GRAPH_MODEL, model_path
+from ..artefacts import DEFAULT_MODEL, model_path
 from ..classic.data import perimeter
 from .data import encode
 
@@ -273,32 +273,6 @@ class LearnerPlayer(Player):
         # A turn of confident-safe cells is no guess; a cell above the threshold is one.
         self.turn_guesses = int(bool(moves) and probs[moves[0]] >= self.safe_below)
         return moves
-
-
-def make_learner(
-    path: str = DEFAULT_MODEL,
-    safe_below: float = SAFE_BELOW,
-    iterations: int | None = None,
-    symmetric: bool | None = None,
-    deduce: str | None = None,
-) -> LearnerPlayer:
-    """``learner:PATH``: the convolutional net (:class:`LearnerPlayer`), or the factor-graph
-    net (:class:`learners.graph.player.GraphPlayer`) for ``learner:graph`` and graph
-    checkpoints, whose ``iterations`` are its rounds of messages.
-
-    Raises:
-        InvalidInputError: ``symmetric`` for a graph net (it has no views to average), or
-            anything the player refuses.
-    """
-    from ..graph.train import is_graph_model
-
-    if path == GRAPH_MODEL or is_graph_model(model_path(path)):
-        from ..graph.player import GraphPlayer
-
-        if symmetric:
-            raise InvalidInputError("a graph net has no symmetric views: drop symmetric")
-        return GraphPlayer(path, safe_below, iterations, deduce)
-    return LearnerPlayer(path, safe_below, iterations, symmetric, deduce)
 
 
 def local_estimate(cells: np.ndarray, mines: int) -> np.ndarray:
