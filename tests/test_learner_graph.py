@@ -15,7 +15,7 @@ from learners.graph.player import GraphPlayer  # noqa: E402
 from learners.nets.learner import make_learner  # noqa: E402
 from learners.nets.player import LearnerPlayer  # noqa: E402
 from mscsp import COVERED, parse_board  # noqa: E402
-from mscsp.errors import InvalidInputError  # noqa: E402
+from mscsp.errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from mscsp.estimators import get_estimator  # noqa: E402
 from mscsp.estimators.bp import factor_graph  # noqa: E402
 from mscsp.families import band, lattice  # noqa: E402
@@ -124,6 +124,24 @@ def test_foreign_and_broken_checkpoints_are_refused(tmp_path):
     # The convolutional net's checkpoint is no graph model: learner:PATH loads it as before.
     assert not train.is_graph_model(weights_dir() / "default.msgpack")
     assert isinstance(make_learner("default", symmetric=False), LearnerPlayer)
+
+
+def test_builders_refuse_bad_settings(tmp_path):
+    graphs = graphs_of(BOARDS[:1])
+    with pytest.raises(InvalidInputError, match="unknown model"):
+        train.train(train.TrainConfig(model="huge"), graphs, graphs, tmp_path)
+    with pytest.raises(InvalidInputError, match="steps"):
+        train.train(train.TrainConfig(model="tiny", steps=0), graphs, graphs, tmp_path)
+    with pytest.raises(InvalidTypeError):
+        models.build("base")
+    with pytest.raises(InvalidInputError, match="rounds"):
+        models.build(models.GraphConfig(width=8, rounds=0))
+
+
+@needs_shipped
+def test_shipped_net_refuses_what_is_not_a_board():
+    with pytest.raises(InvalidTypeError, match="mscsp.Board"):
+        GraphPlayer("graph").estimate([np.full((3, 3), -1)])
 
 
 @needs_shipped

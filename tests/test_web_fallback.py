@@ -15,7 +15,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from mscsp.errors import InvalidInputError, SolverLimitError
 from mscsp.families import lattice
-from mscsp.web.service import Limits, solve_request
+from mscsp.web.service import ApiError, Limits, solve_request
 
 base_url = browser.base_url
 
@@ -52,6 +52,11 @@ def test_the_api_falls_back_where_the_count_stops():
 def test_the_api_refuses_what_cannot_stand_in(fields, words):
     with pytest.raises(InvalidInputError, match=words):
         solve_request({"board": EASY, **fields}, Limits(time_limit=5))
+
+
+def test_the_api_refuses_a_fallback_that_is_not_a_name():
+    with pytest.raises(ApiError, match="'fallback' must be str"):
+        solve_request({"board": EASY, "fallback": 3}, Limits(time_limit=5))
 
 
 def test_the_page_falls_back_and_says_why(driver, base_url):

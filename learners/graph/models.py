@@ -27,6 +27,9 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from mscsp.errors import InvalidTypeError
+from mscsp.validate import check_int, describe
+
 from .data import EDGE_FEATURES, FACTOR_FEATURES, GLOBAL_FEATURES, VAR_FEATURES
 
 #: BP-shaped statistics read per edge and per board every round (see the module docs).
@@ -126,8 +129,17 @@ class GraphNet(nnx.Module):
 
 
 def build(config: GraphConfig, seed: int = 0) -> GraphNet:
-    """A fresh net of ``config`` with weights drawn from ``seed``."""
-    return GraphNet(config, rngs=nnx.Rngs(seed))
+    """A fresh net of ``config`` with weights drawn from ``seed``.
+
+    Raises:
+        InvalidTypeError: ``config`` is not a :class:`GraphConfig` (a name: see :data:`CONFIGS`).
+        InvalidInputError: A width or round count below 1, or a negative seed.
+    """
+    if not isinstance(config, GraphConfig):
+        raise InvalidTypeError(f"config must be a GraphConfig, got {describe(config)}")
+    check_int(config.width, "width", 1)
+    check_int(config.rounds, "rounds", 1)
+    return GraphNet(config, rngs=nnx.Rngs(check_int(seed, "seed", 0)))
 
 
 def config_dict(config: GraphConfig) -> dict[str, Any]:

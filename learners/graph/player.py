@@ -14,8 +14,9 @@ from typing import ClassVar
 import numpy as np
 
 from mscsp.board import Board
-from mscsp.errors import InvalidInputError
+from mscsp.errors import InvalidInputError, InvalidTypeError
 from mscsp.estimators.bp import factor_graph
+from mscsp.validate import describe
 
 from ..artefacts import GRAPH_MODEL, model_path
 from ..nets.player import SAFE_BELOW, LearnerPlayer
@@ -65,14 +66,21 @@ class GraphPlayer(LearnerPlayer):
         self.deduce = self.deduce_choice(deduce)
 
     def estimate(self, boards: list[Board]) -> list[np.ndarray]:
-        """Each board's mine probability per cell (``on_board`` form but for revealed cells)."""
+        """Each board's mine probability per cell (``on_board`` form but for revealed cells).
+
+        Raises:
+            InvalidTypeError: An item is not a :class:`mscsp.Board`.
+            InconsistentBoardError: Propagation finds a board's numbers contradictory.
+        """
+        for board in boards:
+            if not isinstance(board, Board):
+                raise InvalidTypeError(f"boards must be mscsp.Board objects, got {describe(board)}")
         graphs = [factor_graph(board) for board in boards]
-        encoded = [encode(g) for g in graphs]
         live = [i for i, g in enumerate(graphs) if len(g.sizes)]
         group_p: dict[int, np.ndarray] = {}
         if live:
             data = concat(
-                [encoded[i] for i in live],
+                [encode(graphs[i]) for i in live],
                 [np.zeros(len(graphs[i].sizes), np.float32) for i in live],
                 [0.0] * len(live),
                 ["board"] * len(live),

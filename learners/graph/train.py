@@ -28,6 +28,7 @@ from flax import nnx, serialization
 
 from learners.artefacts import write_atomic
 from mscsp.errors import InvalidInputError
+from mscsp.validate import check_int
 
 from .data import Graphs
 from .models import CONFIGS, GraphConfig, GraphNet, build, config_dict
@@ -283,7 +284,17 @@ def train(
     log: Callable[[str], None] = print,
     eval_every: int = 1000,
 ) -> Path:
-    """Trains (or resumes) a run in ``out``; returns the path of the final ``model.msgpack``."""
+    """Trains (or resumes) a run in ``out``; returns the path of the final ``model.msgpack``.
+
+    Raises:
+        InvalidInputError: An unknown model, counts below 1, or a run in ``out`` saved with
+            other settings.
+    """
+    if cfg.model not in CONFIGS:
+        raise InvalidInputError(f"unknown model {cfg.model!r}; choose from {', '.join(CONFIGS)}")
+    check_int(cfg.steps, "steps", 1)
+    check_int(cfg.checkpoint_every, "checkpoint_every", 1)
+    check_int(eval_every, "eval_every", 1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     config = CONFIGS[cfg.model]
