@@ -2,8 +2,9 @@
 
 Each stage mirrors the pure pipeline's module of the same job, on flat arrays of 64-bit
 integers: :func:`solve_flat` is ``build_system``, ``reduce_system``, ``split_components``,
-``dss``'s enumeration and ``combine`` in one call. Where the pure path would raise, or a
-number could leave 64 bits, it returns :data:`FALLBACK` and writes nothing that is used.
+``dss``'s enumeration and ``combine`` in one call. Where the pure path would raise, it returns
+:data:`INCONSISTENT`; where a component is beyond its limits, :data:`FALLBACK`; either way
+it writes nothing that is used.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernel_status import APPROX, COUNTED, DONE, FALLBACK, REDUCED, SURE_MINE, SURE_SAFE
+from ._kernel_status import (
+    APPROX,
+    COUNTED,
+    DONE,
+    FALLBACK,
+    INCONSISTENT,
+    REDUCED,
+    SURE_MINE,
+    SURE_SAFE,
+)
 from ._kernel_ties import merge_ties
 from .board import COVERED, FLAG
 
@@ -282,7 +292,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
             n_flags += 1
     remaining = mines - n_flags
     if remaining < 0:
-        return FALLBACK
+        return INCONSISTENT
 
     # build_system: every number's open cells and the mines it still needs, checked.
     open_nb = np.zeros(n, dtype=np.int64)
@@ -313,7 +323,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
                 f += 1
         t = cells[i] - f
         if t < 0 or t > o:
-            return FALLBACK
+            return INCONSISTENT
         open_nb[i] = o
         need[i] = t
     # The single-point rules, once: 1 a settled mine, 2 a settled safe cell.
@@ -331,7 +341,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     if settled:
         for i in range(n):
             if mark[i] == 3:
-                return FALLBACK
+                return INCONSISTENT
         for i in range(n):
             if cells[i] < 0 or open_nb[i] == 0:
                 continue
@@ -344,7 +354,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
                     elif mark[j] == 0:
                         o += 1
             if need[i] < 0 or need[i] > o:
-                return FALLBACK
+                return INCONSISTENT
             open_nb[i] = o
     # The numbers with undecided cells, row-major: one constraint each; each undecided
     # cell's numbers, ascending.
@@ -454,7 +464,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     tstart, titems = _touching(cs, cg, n_cons, n_groups)
     changed = _propagate(cs, cg, ct, n_cons, lo, hi, tstart, titems)
     if changed < 0:
-        return FALLBACK
+        return INCONSISTENT
     all_fixed = True
     for g in range(n_groups):
         if lo[g] < hi[g]:
@@ -489,7 +499,7 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
         if nc > n_cons:
             tstart, titems = _touching(cs, cg, nc, n_groups)
             if _propagate(cs, cg, ct, nc, lo, hi, tstart, titems) < 0:
-                return FALLBACK
+                return INCONSISTENT
     # The fixed groups, and the constraints left on the open ones.
     fixed_mines = np.int64(0)
     for g in range(n_groups):
@@ -666,7 +676,7 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
                             break
                 if same:
                     if rct[c] != rct[prev]:
-                        return FALLBACK
+                        return INCONSISTENT
                     continue
             for q in range(rcs[c], rcs[c + 1]):
                 lcg[lcs[nc] + q - rcs[c]] = local[rcg[q]]
@@ -727,9 +737,9 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
                     first[k] = x
                 last[k] = x
         if first[k] < 0:  # a component without solutions
-            return FALLBACK
+            return INCONSISTENT
     if left < 0:
-        return FALLBACK
+        return INCONSISTENT
 
     # combine: each component a polynomial in its mines; the cells next to no number take
     # the mines left over. Every number below counts layouts of at most the open cells
@@ -757,7 +767,7 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
             weight += layouts
             free_num += layouts * (left - lowest - s)
         if weight == 0:
-            return FALLBACK
+            return INCONSISTENT
     # Beyond 64 bits, or beyond exact floats: Python makes the probability map (or, for
     # estimates, floating point does).
     if not fits or weight >= _EXACT_FLOAT:
@@ -873,7 +883,7 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
         else:
             logs[s] = -np.inf
     if logs.max() == -np.inf:
-        return FALLBACK
+        return INCONSISTENT
     free_ways = np.exp(logs - logs.max())
     fits = logs > -np.inf  # exactly where the binomial is not zero
     weight = 0.0

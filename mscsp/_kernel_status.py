@@ -7,8 +7,10 @@ Apart from both, so that the kernel reads them without importing the module that
 DONE = 1
 #: the components are counted, and Python integers must weigh them together;
 COUNTED = 2
-#: the pure path must answer (an inconsistent board, or beyond the kernel's limits);
+#: the pure path must answer (beyond the kernel's limits);
 FALLBACK = 0
+#: the numbers admit no layout (the pure path raises, with its own words);
+INCONSISTENT = 5
 #: asked to stop there, the reduction settled safe cells (the answer ends with the fixed
 #: groups: nothing is counted).
 REDUCED = 3

@@ -141,12 +141,23 @@ def _kernel_ready() -> bool:
     return _loaded
 
 
+#: The compiled program's sources (compiled together, see :func:`stamp`).
+SOURCES = (
+    "_kernel.py",
+    "_kernel_ties.py",
+    "_engine.py",
+    "_probe.py",
+    "_kernel_status.py",
+    "board.py",
+)
+
+
 @cache
 def stamp() -> Path:
     """The file that says numba's cache holds this kernel: its name keys the kernel's
     sources, numba's and Python's versions and numba's cache setting."""
     key = hashlib.sha256()
-    for name in ("_kernel.py", "_kernel_ties.py", "_engine.py", "_kernel_status.py", "board.py"):
+    for name in SOURCES:
         key.update((_HERE / name).read_bytes())
     # (numba's version from its metadata: importing it takes 0.4 s)
     numba = importlib.metadata.version("numba")
@@ -274,6 +285,70 @@ def solve_small(board: Board) -> Solution | None:
         cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, False
     )
     return decode(board, status, out, probs, free)
+
+
+@cache
+def _prober():
+    """The compiled probe of ``best``'s look-ahead (:func:`mscsp._probe.probe`)."""
+    _start_numba()
+    from . import _probe
+
+    return _probe.probe
+
+
+def probe(
+    board: Board,
+    now: np.ndarray,
+    total: int,
+    cell: tuple[int, int],
+    beat: float | None,
+    weight: float,
+    blend: float,
+) -> tuple[float, float, bool, int, tuple[int, int] | None, frozenset] | None:
+    """``best``'s probe of ``cell`` on the flagged ``board`` by the kernel, or ``None``
+    where Python must probe it (see :mod:`mscsp._probe`).
+
+    Args:
+        board: The position, proven mines flagged.
+        now: Its probability map.
+        total: Its weight.
+        cell: The covered cell probed.
+        beat: Stop as soon as the score cannot exceed this (``None``: never).
+        weight: The score's weight of progress.
+        blend: The next click's weight of the second-safest cell.
+
+    Returns:
+        The chance of surviving two clicks, of progress, whether every outcome was
+        evaluated, how many outcomes have layouts, the next cell shared by every outcome
+        and the cells certainly safe after every outcome.
+    """
+    cells = board.cells
+    if cells.dtype != np.int8 or not cells.flags.c_contiguous:
+        return None
+    rows, cols = cells.shape
+    implied = np.ones(cells.size, dtype=np.bool_)
+    shift = max(total.bit_length() - 60, 0)  # (the weight as a float and a binary exponent)
+    status, survive, progress, complete, results, shared = _prober()(
+        cells.reshape(-1),
+        rows,
+        cols,
+        board.mines,
+        cell[0] * cols + cell[1],
+        np.ascontiguousarray(now, dtype=np.float64).reshape(-1),
+        float(total >> shift),
+        shift,
+        np.nan if beat is None else beat,
+        weight,
+        blend,
+        implied,
+        scratch(rows, cols),
+    )
+    if status:
+        return None
+    safe = np.flatnonzero(implied).tolist() if results else []
+    coords = _coords(rows, cols)
+    shared_cell = None if shared < 0 else coords[shared]
+    return survive, progress, complete, results, shared_cell, frozenset(coords[i] for i in safe)
 
 
 def scratch(rows: int, cols: int) -> tuple[np.ndarray, ...]:

@@ -15,6 +15,7 @@ once :func:`mscsp.compiled.ready` says the kernel is loaded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cache, lru_cache
 
@@ -252,9 +253,9 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _kernel, _kernel_ties
+    from . import _kernel, _kernel_ties, _probe
 
-    for module in (_kernel, _kernel_ties, _engine()):
+    for module in (_kernel, _kernel_ties, _probe, _engine()):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and value._cache is not None:
                 value._cache.flush()
@@ -271,7 +272,9 @@ def warm() -> None:
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     layouts = np.flatnonzero(game.mine.reshape(-1))[None, :]
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64)))
-    compiled.solve_small(Board(np.full((9, 9), COVERED, dtype=np.int8), 10))
+    empty = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
+    compiled.solve_small(empty)
+    compiled.probe(empty, np.full((9, 9), 10 / 81), math.comb(81, 10), (0, 0), None, 0.1, 0.2)
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()

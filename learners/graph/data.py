@@ -153,6 +153,29 @@ class Graphs(Graph):
     def __len__(self) -> int:
         return len(self.glob)
 
+    def head(self, k: int) -> Graphs:
+        """The first ``k`` graphs (positions are drawn family by family in turn, so a
+        prefix keeps the families' shares)."""
+        v, f, e = int(self.var_ptr[k]), int(self.factor_ptr[k]), int(self.edge_ptr[k])
+        return Graphs(
+            var=self.var[:v],
+            factor=self.factor[:f],
+            edge=self.edge[:e],
+            edge_var=self.edge_var[:e],
+            edge_factor=self.edge_factor[:e],
+            size=self.size[:v],
+            target=self.target[:f],
+            glob=self.glob[:k],
+            left=self.left[:k],
+            n_free=self.n_free[:k],
+            var_ptr=self.var_ptr[: k + 1],
+            factor_ptr=self.factor_ptr[: k + 1],
+            edge_ptr=self.edge_ptr[: k + 1],
+            label=self.label[:v],
+            free_label=self.free_label[:k],
+            family=self.family[:k],
+        )
+
     def save(self, path: str) -> None:
         np.savez_compressed(path, **{k: getattr(self, k) for k in self.__dataclass_fields__})
 

@@ -44,10 +44,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import compiled
 from ..board import COVERED, FLAG, Board, neighbour_sum
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory, isolated_regions
+from ..solver import kernel_solves
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -528,6 +530,46 @@ class BestPlayer(CspPlayer):
             memory: The session the position is solved in (the game's by default).
         """
         memory = memory or self.memory
+        if kernel_solves(memory.counter.inner, board):
+            fast = self.probe_compiled(memory.flagged(board), solution, cell, beat)
+            if fast is not None:
+                return fast
+        return self.probe_python(board, solution, cell, beat, memory)
+
+    def probe_compiled(
+        self, flagged: Board, solution: Solution, cell: Cell, beat: float | None = None
+    ) -> Probe | None:
+        """:meth:`probe` by the compiled kernel (:func:`mscsp.compiled.probe`), or ``None``
+        where it hands the cell back; the outcomes' probabilities are within about 1e-13 of
+        the exact ones."""
+        found = compiled.probe(
+            flagged,
+            solution.probabilities,
+            solution.weight,
+            cell,
+            beat,
+            self.progress_weight,
+            self.blend,
+        )
+        if found is None:
+            return None
+        survive, progress, complete, results, next_cell, implied = found
+        safety = 1.0 - float(solution.probabilities[cell])
+        if not complete:
+            return Probe(cell, safety, survive, progress, False, False)
+        return Probe(
+            cell, safety, survive, progress, results <= 1, True, next_cell, implied - {cell}
+        )
+
+    def probe_python(
+        self,
+        board: Board,
+        solution: Solution,
+        cell: Cell,
+        beat: float | None,
+        memory: GameSession,
+    ) -> Probe:
+        """:meth:`probe` by solving each outcome with ``memory`` (exact)."""
         total = solution.weight
         safety = 1.0 - float(solution.probabilities[cell])
         left = safety  # probability of the outcomes not yet evaluated

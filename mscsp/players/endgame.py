@@ -4,15 +4,19 @@ Every layout consistent with the board is equally likely. A click partitions the
 in which it is safe by what it shows (its number, and the cells a zero opens); the value of
 a position is the best click's average value over those parts, and a position with one
 layout left (or only mines left to find) is won. Layouts are bitmasks over the unknown
-cells, so the search is small integer work, memoised on (layouts, revealed cells), and it
-tries only living cells with bound pruning (see :func:`solve_endgame`).
+cells, and a set of layouts is a bitmask over their indices: what a click shows is grouped
+once per cell over every layout, and a split of a set is a few bitwise ands. The search is
+memoised on (layouts, revealed cells), and it tries only living cells with bound pruning
+(see :func:`solve_endgame`).
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from ..board import COVERED, FLAG, Board
+import numpy as np
+
+from ..board import COVERED, FLAG, Board, neighbour_sum
 from .base import Cell, neighbours
 
 
@@ -35,20 +39,18 @@ def enumerate_layouts(
     """
     cells_arr = board.cells
     rows, cols = cells_arr.shape
-    unknown = [(r, c) for r in range(rows) for c in range(cols) if cells_arr[r, c] == COVERED]
+    covered = cells_arr == COVERED
+    flags = cells_arr == FLAG
+    unknown = [(int(r), int(c)) for r, c in np.argwhere(covered)]
     index = {cell: i for i, cell in enumerate(unknown)}
-    remaining = board.mines - int((cells_arr == FLAG).sum())
+    remaining = board.mines - int(flags.sum())
     needs: list[int] = []
     members: list[list[int]] = []
-    for r in range(rows):
-        for c in range(cols):
-            if cells_arr[r, c] < 0:
-                continue
-            nb = neighbours((r, c), rows, cols)
-            mine_nb = [index[n] for n in nb if n in index]
-            if mine_nb:
-                needs.append(int(cells_arr[r, c]) - sum(cells_arr[n] == FLAG for n in nb))
-                members.append(mine_nb)
+    # The numbers next to an unknown cell, row-major.
+    flagged_around = neighbour_sum(flags)
+    for r, c in np.argwhere((cells_arr >= 0) & (neighbour_sum(covered) > 0)).tolist():
+        members.append([index[n] for n in neighbours((r, c), rows, cols) if n in index])
+        needs.append(int(cells_arr[r, c]) - int(flagged_around[r, c]))
     cons_of: list[list[int]] = [[] for _ in unknown]
     for j, mem in enumerate(members):
         for i in mem:
@@ -155,14 +157,19 @@ def solve_endgame(
         nbr_mask.append(sum(1 << y for y in idx))
         base.append(int(sum(cells_arr[x] == FLAG for x in nb)))
     full = (1 << n) - 1
+    # A set of layouts is a bitmask over their indices; layout k's bit is 1 << k, so the
+    # layouts of a set, lowest bit first, are in enumeration order.
+    mined = [sum(1 << k for k, layout in enumerate(layouts) if (layout >> i) & 1) for i in range(n)]
     spent = [0]
 
-    def shown(i: int, layout: int, revealed: int) -> tuple[int, tuple]:
-        """Cells a safe click on ``i`` opens under ``layout``, and what they show."""
+    def opened_by(i: int, layout: int) -> tuple[int, tuple]:
+        """Cells a safe click on ``i`` opens under ``layout`` (none revealed yet), and what
+        they show. (Once cells are revealed, the click shows the same on the others: a
+        revealed zero's neighbours are revealed, so no new cell is reached through one.)"""
         value = base[i] + (layout & nbr_mask[i]).bit_count()
         if value:
-            return revealed | (1 << i), (i, value)
-        opened, seen, stack = revealed | (1 << i), [], [i]
+            return 1 << i, (i, value)
+        opened, seen, stack = 1 << i, [], [i]
         while stack:
             x = stack.pop()
             value = base[x] + (layout & nbr_mask[x]).bit_count()
@@ -174,49 +181,57 @@ def solve_endgame(
                         stack.append(y)
         return opened, tuple(sorted(seen))
 
-    def split(i: int, states: tuple[int, ...], revealed: int) -> dict[tuple, tuple[int, list]]:
-        """The layouts where ``i`` is safe, grouped by what clicking it shows."""
-        spent[0] += len(states)
+    @cache
+    def outcomes(i: int) -> list[tuple[int, int]]:
+        """What a click on ``i`` may show: the cells it opens and the layouts where it shows
+        that, over every layout where ``i`` is safe."""
+        found: dict[tuple, list[int]] = {}
+        for k, layout in enumerate(layouts):
+            if not (layout >> i) & 1:
+                opened, seen = opened_by(i, layout)
+                part = found.setdefault(seen, [opened, 0])
+                part[1] |= 1 << k
+        return [(opened, states) for opened, states in found.values()]
+
+    def split(i: int, states: int, revealed: int) -> list[tuple[int, int]]:
+        """The layouts where ``i`` is safe, grouped by what clicking it shows (cells opened,
+        layouts), in the order their first layouts come."""
+        spent[0] += states.bit_count()
         if spent[0] > budget:
             raise _Abort
-        parts: dict[tuple, tuple[int, list]] = {}
-        for layout in states:
-            if (layout >> i) & 1:
-                continue
-            opened, seen = shown(i, layout, revealed)
-            part = parts.get(seen)
-            if part is None:
-                parts[seen] = (opened, [layout])
-            else:
-                part[1].append(layout)
+        parts = [(revealed | o, states & s) for o, s in outcomes(i) if states & s]
+        parts.sort(key=lambda part: part[1] & -part[1])
         return parts
 
     @cache
-    def value(states: tuple[int, ...], revealed: int) -> tuple[float, int]:
+    def value(states: int, revealed: int) -> tuple[float, int]:
         all_mine = full
         any_mine = 0
-        for layout in states:
+        rest = states
+        while rest:
+            low = rest & -rest
+            layout = layouts[low.bit_length() - 1]
             all_mine &= layout
             any_mine |= layout
+            rest ^= low
         todo = full & ~revealed & ~all_mine
-        total = len(states)
+        total = states.bit_count()
         if total == 1 or not todo:
             return 1.0, -1
         certain = todo & ~any_mine
         if certain:
             i = (certain & -certain).bit_length() - 1
             parts = split(i, states, revealed)
-            won = sum(len(p) * value(tuple(p), o)[0] for o, p in parts.values())
+            won = sum(p.bit_count() * value(p, o)[0] for o, p in parts)
             return won / total, i
         # Safest first; exact ties in cell order.
-        safe_counts = sorted(
-            (
-                (total - sum((layout >> i) & 1 for layout in states), i)
-                for i in range(n)
-                if (todo >> i) & 1
-            ),
-            key=lambda ci: (-ci[0], ci[1]),
-        )
+        safe_counts = []
+        while todo:
+            low = todo & -todo
+            i = low.bit_length() - 1
+            safe_counts.append((total - (states & mined[i]).bit_count(), i))
+            todo ^= low
+        safe_counts.sort(key=lambda ci: (-ci[0], ci[1]))
         splits = []
         for safe, i in safe_counts:
             parts = split(i, states, revealed)
@@ -229,18 +244,19 @@ def solve_endgame(
             if safe <= best:
                 break
             won, left = 0.0, safe
-            for opened, part in sorted(parts.values(), key=lambda op: -len(op[1])):
+            for opened, part in sorted(parts, key=lambda op: -op[1].bit_count()):
                 if won + left <= best:
                     break
-                won += len(part) * value(tuple(part), opened)[0]
-                left -= len(part)
+                size = part.bit_count()
+                won += size * value(part, opened)[0]
+                left -= size
             else:
                 if won > best:
                     best, best_i = won, i
         return best / total, best_i
 
     try:
-        win, i = value(tuple(layouts), 0)
+        win, i = value((1 << len(layouts)) - 1, 0)
     except _Abort:
         return None
     return (unknown[i], win) if i >= 0 else None

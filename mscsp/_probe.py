@@ -1,0 +1,284 @@
+"""The compiled probe behind ``best``'s look-ahead (numba; loaded by :mod:`mscsp.compiled`).
+
+:func:`probe` is :meth:`mscsp.players.best.BestPlayer.probe` for one cell, turn for turn:
+for every number the cell could show (likeliest first), the position is solved by the
+kernel (:func:`mscsp._kernel.solve_flat`, the probability map in floating point where
+exact counts would need Python integers), and the next click's safety is read from it
+(:func:`_next_click`, ``BestPlayer.next_click``). Each outcome's probability is the ratio
+of its weight to the position's, both in floating point with their binary exponents apart:
+within about 1e-14 of the exact ratio, below the ties ``best`` allows (1e-12). Where the
+kernel hands a position back (a component too large), the whole probe goes back to Python.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._kernel import solve_flat
+from ._kernel_status import APPROX, DONE, INCONSISTENT, SURE_MINE, SURE_SAFE
+from .board import COVERED, FLAG
+
+_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+#: Scores closer than this are ties (``mscsp.players.best._EPS``).
+EPS = 1e-12
+#: :func:`probe`'s status: done, or Python must probe this cell.
+PROBED = 0
+HANDED_BACK = 1
+
+
+@njit(cache=True)
+def _scaled(x, e):
+    """``x * 2**e`` as a mantissa in [0.5, 1) and an exponent (exact)."""
+    m, shift = math.frexp(x)
+    return m, e + shift
+
+
+@njit(cache=True)
+def _binomials(n, lo, hi):
+    """``comb(n, k)`` for ``k`` in ``lo..hi`` as mantissas and exponents (``x * 2**e``),
+    by products of ratios: each within about ``(n + hi) * 1e-16`` (relative) of the exact
+    value, where logarithms of factorials would lose about 1e-13."""
+    count = hi - lo + 1
+    mant = np.empty(count)
+    expo = np.empty(count, dtype=np.int64)
+    x, e = 1.0, 0
+    for j in range(1, lo + 1):
+        x, e = _scaled(x * (n - lo + j) / j, e)
+    for k in range(lo, hi + 1):
+        mant[k - lo], expo[k - lo] = x, e
+        x, e = _scaled(x * (n - k) / (k + 1), e)
+    return mant, expo
+
+
+@njit(cache=True)
+def weight_of(status, out):
+    """The weight (layouts) of the kernel's answer in ``out`` as ``x * 2**e``.
+
+    The groups fixed at some but not all of their cells count ``comb(size, mines)`` each;
+    on :data:`DONE` the rest is the kernel's exact weight, else the components' counts
+    (written in ``out``, see :func:`mscsp.compiled.decode`) combined with the cells next to
+    no number, in floating point with the binary exponent kept apart (relative error about
+    1e-14).
+    """
+    x, e = 1.0, 0
+    i = 4
+    for _ in range(out[3]):  # groups fixed at neither none nor all of their cells
+        mant, expo = _binomials(out[i + 1], out[i], out[i])
+        x, e = _scaled(x * mant[0], e + expo[0])
+        i += 3 + out[i + 2]
+    if status == DONE:
+        return _scaled(x * out[2], e)
+    for _ in range(2):  # the cells proven safe, then the proven mines
+        i += 1 + out[i]
+    n_comp = out[i]
+    i += 1
+    every = np.ones(1)
+    for _ in range(n_comp):
+        m = out[i]
+        i += 1 + m
+        n_cons = out[i]
+        i += 1
+        for _ in range(n_cons):
+            i += out[i] + 2
+        length = out[i]
+        i += 1
+        mixed = np.zeros(len(every) + length - 1)
+        for a in range(len(every)):
+            for b in range(length):
+                mixed[a + b] += every[a] * out[i + b]
+        _, shift = math.frexp(mixed.max())
+        e += shift
+        every = mixed * 2.0**-shift  # (exact)
+        i += length * (m + 1)
+        for _ in range(m):
+            i += out[i] + 2
+    n_free = out[i]
+    left = out[2]
+    lo = max(left - len(every) + 1, 0)
+    hi = min(left, n_free)
+    if lo > hi:
+        return 0.0, 0
+    mant, expo = _binomials(n_free, lo, hi)
+    top = expo.max()
+    weight = 0.0
+    for k in range(lo, hi + 1):
+        weight += every[left - k] * math.ldexp(mant[k - lo], expo[k - lo] - top)
+    return _scaled(x * weight, e + top)
+
+
+@njit(cache=True)
+def _is_dead(cells, mines, rows, cols, cell):
+    """``mscsp.players.best.is_dead`` on flat arrays."""
+    r, c = cell // cols, cell % cols
+    around = np.zeros(8, dtype=np.int64)
+    n_around = 0
+    for d in range(8):
+        rr, cc = r + _DR[d], c + _DC[d]
+        if 0 <= rr < rows and 0 <= cc < cols:
+            k = rr * cols + cc
+            if cells[k] == COVERED and not mines[k]:
+                around[n_around] = k
+                n_around += 1
+    if n_around == 0:
+        return True
+    anchor = around[:n_around].min()
+    ar, ac = anchor // cols, anchor % cols
+    for d in range(8):
+        wr, wc = ar + _DR[d], ac + _DC[d]
+        if not (0 <= wr < rows and 0 <= wc < cols) or cells[wr * cols + wc] < 0:
+            continue
+        # The number's unknown cells besides ``cell`` are exactly ``around``?
+        seen = 0
+        same = True
+        for e in range(8):
+            sr, sc = wr + _DR[e], wc + _DC[e]
+            if 0 <= sr < rows and 0 <= sc < cols:
+                k = sr * cols + sc
+                if cells[k] == COVERED and not mines[k] and k != cell:
+                    seen += 1
+                    found = False
+                    for q in range(n_around):
+                        found |= around[q] == k
+                    same &= found
+        if same and seen == n_around:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _next_click(cells, rows, cols, probs, sure_mine, free, blend):
+    """``BestPlayer.next_click``: the blended safety of the next click, whether a living
+    cell is certainly safe, and the single safest living cell (-1: none, tied or free)."""
+    n = len(cells)
+    mines = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        mines[i] = cells[i] == FLAG or (cells[i] == COVERED and probs[i] == 1.0)
+    values = np.empty(n + 2)
+    where = np.empty(n + 2, dtype=np.int64)
+    count = 0
+    n_free = 0
+    fallback = 0.0
+    for i in range(n):
+        if cells[i] != COVERED or sure_mine[i]:
+            continue
+        value = 1.0 - probs[i]
+        fallback = max(fallback, value)
+        if free[i]:
+            n_free += 1
+            if n_free > 2:  # (free cells count twice at most: all alike, always living)
+                continue
+        values[count] = value
+        where[count] = -1 if free[i] else i
+        count += 1
+    order = np.argsort(-values[:count], kind="mergesort")
+    first = second = 0.0
+    cell = -1
+    living = 0
+    for q in order:
+        k = where[q]
+        if k < 0 or not _is_dead(cells, mines, rows, cols, k):
+            if living == 0:
+                first, cell = values[q], k
+            else:
+                second = values[q]
+            living += 1
+            if living == 2:
+                break
+    if living == 0:
+        return (fallback if fallback else 1.0), False, -1
+    if living == 1:
+        second = first
+    elif not second < first - EPS:
+        cell = -1
+    return (1.0 - blend) * first + blend * second, first == 1.0, cell
+
+
+@njit(cache=True)
+def probe(
+    cells, rows, cols, mines, cell, now, total, total_exp, beat, weight, blend, implied, scratch
+):
+    """``BestPlayer.probe`` of ``cell`` (flat index) on the flagged board ``cells``.
+
+    Args:
+        now: The position's probability map (flat), which orders the numbers.
+        total, total_exp: The position's weight, ``total * 2**total_exp``.
+        beat: Stop as soon as the score cannot exceed this (``nan``: never).
+        weight: The score's weight of progress (``progress_weight``).
+        blend: The next click's weight of the second-safest cell.
+        implied: Written: the cells certainly safe after every outcome (before the first
+            outcome: all).
+        scratch: The kernel's arrays for this board (:func:`mscsp.compiled.scratch`).
+
+    Returns:
+        The status (:data:`PROBED`, or :data:`HANDED_BACK` for Python to probe), the
+        chance of surviving two clicks, the chance of progress, whether every outcome was
+        evaluated, how many outcomes had layouts, and the next cell shared by every outcome
+        (-1: none, or not the same).
+    """
+    out, probs, free, odds = scratch
+    n = rows * cols
+    r, c = cell // cols, cell % cols
+    known = 0
+    open_ = 0
+    expected = 0.0
+    for d in range(8):
+        rr, cc = r + _DR[d], c + _DC[d]
+        if 0 <= rr < rows and 0 <= cc < cols:
+            k = rr * cols + cc
+            if cells[k] == FLAG:
+                known += 1
+            elif cells[k] == COVERED:
+                open_ += 1
+                expected += now[k]
+    expected += known
+    values = np.arange(known, known + open_ + 1)
+    # Likeliest first: nearest the expected number (a stable sort, as Python's).
+    distance = np.abs(values - expected)
+    values = values[np.argsort(distance, kind="mergesort")]
+    after = cells.copy()
+    flat_probs = probs.reshape(-1)
+    flat_free = free.reshape(-1)
+    sure_mine = np.zeros(n, dtype=np.bool_)
+    left = 1.0 - now[cell]
+    survive = progress = 0.0
+    results = 0
+    shared = -1
+    same = True
+    complete = True
+    for value in values:
+        if beat == beat and survive + left + weight * (progress + left) <= beat + EPS:
+            complete = False
+            break
+        after[cell] = value
+        status = solve_flat(after, rows, cols, mines, out, probs, free, odds, False, True)
+        if status == INCONSISTENT:
+            continue
+        if status != DONE and status != APPROX:
+            return HANDED_BACK, 0.0, 0.0, False, 0, -1
+        x, e = weight_of(status, out)
+        p = math.ldexp(x / total, e - total_exp)
+        left -= p
+        for i in range(n):
+            if status == DONE:
+                sure_mine[i] = odds[i] == odds[n + i]
+                safe = odds[i] == 0
+            else:
+                sure_mine[i] = (odds[n + i] & SURE_MINE) != 0
+                safe = (odds[n + i] & SURE_SAFE) != 0
+            implied[i] &= after[i] == COVERED and safe
+        safety, sure, nxt = _next_click(after, rows, cols, flat_probs, sure_mine, flat_free, blend)
+        if results == 0:
+            shared = nxt
+        elif nxt != shared:
+            same = False
+        results += 1
+        survive += p * safety
+        if sure:
+            progress += p
+    if not same:
+        shared = -1
+    return PROBED, survive, progress, complete, results, shared

@@ -1,0 +1,122 @@
+"""``best``'s compiled probe (``mscsp._probe``) gives the exact probe's answers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mscsp import compiled
+from mscsp.board import COVERED, Board
+from mscsp.errors import InconsistentBoardError
+from mscsp.game import PRESETS
+from mscsp.harness import RunConfig, play_game
+from mscsp.players.best import BestPlayer, Probe
+from mscsp.solver import solve
+
+pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled probe needs numba")
+
+
+class _Both(BestPlayer):
+    """Probes every candidate both ways, keeps the pairs and plays the exact one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[tuple[Probe, Probe | None]] = []
+
+    def probe(self, board, solution, cell, beat=None, memory=None):
+        memory = memory or self.memory
+        exact = self.probe_python(board, solution, cell, beat, memory)
+        fast = self.probe_compiled(memory.flagged(board), solution, cell, beat)
+        self.pairs.append((exact, fast))
+        return exact
+
+
+@pytest.mark.parametrize(
+    ("preset", "games"), [("beginner", 40), ("intermediate", 25), ("expert", 6)]
+)
+def test_compiled_probe_matches_the_exact_probe(preset, games):
+    compiled.load()
+    player = _Both()
+    config = RunConfig("best", *PRESETS[preset], seed=4242)
+    for index in range(games):
+        play_game(player, config, index)
+    compared = [(a, b) for a, b in player.pairs if b is not None]
+    assert len(compared) > 20
+    assert len(compared) >= 0.95 * len(player.pairs)
+    for exact, fast in compared:
+        assert (fast.cell, fast.dead, fast.complete, fast.next_cell, fast.implied) == (
+            exact.cell,
+            exact.dead,
+            exact.complete,
+            exact.next_cell,
+            exact.implied,
+        )
+        assert fast.safety == exact.safety
+        # Far below the ties best allows between scores (1e-12).
+        assert fast.survive2 == pytest.approx(exact.survive2, abs=1e-13)
+        assert fast.progress == pytest.approx(exact.progress, abs=1e-13)
+    # Both kinds of answer were compared: early positions (counts beyond 64 bits) and late.
+    assert any(not exact.complete for exact, _ in compared)
+
+
+def test_outcome_weights_match_exact_counts():
+    # Each outcome's weight, from the kernel's floating-point answer (counts beyond 64
+    # bits: an expert board early) or its exact one, against the exact weight.
+    compiled.load()
+    from mscsp import _probe
+
+    rng = np.random.default_rng(5)
+    checked = {"exact": 0, "float": 0}
+    for _ in range(40):
+        # Expert boards with a few scattered numbers: small components, counts beyond 64
+        # bits; beginner boards a quarter open: exact counts.
+        rows, cols, mines, share = (16, 30, 99, 0.05) if rng.random() < 0.5 else (9, 9, 10, 0.25)
+        mine = np.zeros(rows * cols, dtype=bool)
+        mine[rng.choice(rows * cols, mines, replace=False)] = True
+        mine = mine.reshape(rows, cols)
+        around = np.zeros((rows, cols), dtype=np.int8)
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                if dr or dc:
+                    shifted = np.zeros_like(mine)
+                    shifted[max(dr, 0) : rows + min(dr, 0), max(dc, 0) : cols + min(dc, 0)] = mine[
+                        max(-dr, 0) : rows - max(dr, 0), max(-dc, 0) : cols - max(dc, 0)
+                    ]
+                    around += shifted
+        cells = np.full((rows, cols), COVERED, dtype=np.int8)
+        shown = (rng.random((rows, cols)) < share) & ~mine
+        cells[shown] = around[shown]
+        board = Board(cells, mines)
+        try:
+            exact = solve(board).weight
+        except InconsistentBoardError:
+            continue
+        out, probs, free, odds = compiled.scratch(rows, cols)
+        status = compiled._kernel()(
+            cells.reshape(-1), rows, cols, mines, out, probs, free, odds, False, True
+        )
+        if status not in (1, 4):  # (DONE, APPROX; a component too large is handed back)
+            continue
+        x, e = _probe.weight_of(status, out)
+        assert math.ldexp(x, e) / exact == pytest.approx(1.0, abs=1e-13)
+        checked["exact" if status == 1 else "float"] += 1
+    assert checked["exact"] > 3 and checked["float"] > 3
+
+
+def test_kernel_tells_an_inconsistent_board_from_one_beyond_its_limits():
+    from mscsp._kernel_status import INCONSISTENT
+
+    compiled.load()
+    cells = np.full((3, 3), COVERED, dtype=np.int8)
+    cells[1, 1] = 3
+    cells[0, 0] = 0  # a 0 next to the 3 leaves it five cells for three mines: fine
+    out, probs, free, odds = compiled.scratch(3, 3)
+    ok = compiled._kernel()(cells.reshape(-1), 3, 3, 3, out, probs, free, odds, False, False)
+    assert ok != INCONSISTENT
+    cells[1, 1] = 8  # but not for eight
+    bad = compiled._kernel()(cells.reshape(-1), 3, 3, 8, out, probs, free, odds, False, False)
+    assert bad == INCONSISTENT
+    with pytest.raises(InconsistentBoardError):
+        solve(Board(cells, 8))
