@@ -207,6 +207,7 @@ class BestPlayer(CspPlayer):
         # callers that explain the guess (the web analyser's "why"); None: no look-ahead.
         self.considered: tuple[Board, Solution, list[Cell], Callable[[Cell], float]] | None = None
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
+        self._flagged: tuple = (None, None, None)  # (board, session, board flagged)
 
     def new_game(self) -> None:
         super().new_game()
@@ -531,7 +532,10 @@ class BestPlayer(CspPlayer):
         """
         memory = memory or self.memory
         if kernel_solves(memory.counter.inner, board):
-            fast = self.probe_compiled(memory.flagged(board), solution, cell, beat)
+            # (A look-ahead probes one position many times: flagged once.)
+            if self._flagged[0] is not board or self._flagged[1] is not memory:
+                self._flagged = (board, memory, memory.flagged(board))
+            fast = self.probe_compiled(self._flagged[2], solution, cell, beat)
             if fast is not None:
                 return fast
         return self.probe_python(board, solution, cell, beat, memory)
