@@ -147,6 +147,7 @@ SOURCES = (
     "_kernel_ties.py",
     "_engine.py",
     "_probe.py",
+    "_endgame.py",
     "_kernel_status.py",
     "board.py",
 )
@@ -349,6 +350,50 @@ def probe(
     coords = _coords(rows, cols)
     shared_cell = None if shared < 0 else coords[shared]
     return survive, progress, complete, results, shared_cell, frozenset(coords[i] for i in safe)
+
+
+@cache
+def _searcher():
+    """The compiled endgame search (:mod:`mscsp._endgame`)."""
+    _start_numba()
+    from . import _endgame
+
+    return _endgame
+
+
+def search_endgame(
+    layouts: list[int],
+    n: int,
+    nbr_idx: list[list[int]],
+    nbr_mask: list[int],
+    base: list[int],
+    budget: int,
+) -> tuple[float, int] | bool | None:
+    """:func:`mscsp.players.endgame.solve_endgame`'s search by compiled code: the chance of
+    winning and the cell to click (-1: won), ``None`` when it outgrew ``budget``, or
+    ``False`` where the layouts or cells are too many for it (Python searches).
+
+    Args:
+        layouts: The layouts (bitmasks over the ``n`` unknown cells).
+        nbr_idx: Each unknown cell's unknown neighbours, in the board's neighbour order.
+        nbr_mask: The same as bitmasks.
+        base: Each unknown cell's flagged neighbours.
+    """
+    module = _searcher()
+    if n > module.MAX_CELLS or len(layouts) > module.MAX_LAYOUTS:
+        return False
+    start = np.cumsum([0] + [len(idx) for idx in nbr_idx])
+    flat = [y for idx in nbr_idx for y in idx]
+    win, cell = module.search(
+        np.array(layouts, dtype=np.int64),
+        n,
+        np.array(nbr_mask, dtype=np.int64),
+        start.astype(np.int64),
+        np.array(flat, dtype=np.int64),
+        np.array(base, dtype=np.int64),
+        budget,
+    )
+    return None if win < 0 else (float(win), int(cell))
 
 
 def scratch(rows: int, cols: int) -> tuple[np.ndarray, ...]:

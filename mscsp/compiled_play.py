@@ -253,9 +253,9 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _kernel, _kernel_ties, _probe
+    from . import _endgame, _kernel, _kernel_ties, _probe
 
-    for module in (_kernel, _kernel_ties, _probe, _engine()):
+    for module in (_kernel, _kernel_ties, _probe, _endgame, _engine()):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and value._cache is not None:
                 value._cache.flush()
@@ -275,6 +275,7 @@ def warm() -> None:
     empty = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
     compiled.solve_small(empty)
     compiled.probe(empty, np.full((9, 9), 10 / 81), math.comb(81, 10), (0, 0), None, 0.1, 0.2)
+    compiled.search_endgame([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()

@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 
+from .. import compiled
 from ..board import COVERED, FLAG, Board, neighbour_sum
 from .base import Cell, neighbours
 
@@ -156,6 +157,10 @@ def solve_endgame(
         nbr_idx.append(idx)
         nbr_mask.append(sum(1 << y for y in idx))
         base.append(int(sum(cells_arr[x] == FLAG for x in nb)))
+    if compiled.ready():
+        found = compiled.search_endgame(layouts, n, nbr_idx, nbr_mask, base, budget)
+        if found is not False:
+            return None if found is None or found[1] < 0 else (unknown[found[1]], found[0])
     full = (1 << n) - 1
     # A set of layouts is a bitmask over their indices; layout k's bit is 1 << k, so the
     # layouts of a set, lowest bit first, are in enumeration order.

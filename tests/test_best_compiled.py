@@ -1,4 +1,5 @@
-"""``best``'s compiled probe (``mscsp._probe``) gives the exact probe's answers."""
+"""``best`` on compiled code gives Python's answers: its probes (``mscsp._probe``) and its
+endgame search (``mscsp._endgame``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mscsp.errors import InconsistentBoardError
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer, Probe
+from mscsp.players.endgame import solve_endgame
 from mscsp.solver import solve
 
 pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled probe needs numba")
@@ -120,3 +122,37 @@ def test_kernel_tells_an_inconsistent_board_from_one_beyond_its_limits():
     assert bad == INCONSISTENT
     with pytest.raises(InconsistentBoardError):
         solve(Board(cells, 8))
+
+
+def test_compiled_endgame_search_is_the_python_search():
+    # Every endgame position of a few games, at the default budget and at budgets small
+    # enough to make the search give up: the same answers, given up at the same point.
+    compiled.load()
+    positions = []
+
+    class Recording(BestPlayer):
+        def _guess(self, board, solution):
+            if solution.weight <= self.tree_layouts:
+                positions.append(self.memory.flagged(board))
+            return super()._guess(board, solution)
+
+    player = Recording()
+    for preset, games in (("beginner", 150), ("intermediate", 80)):
+        config = RunConfig("best", *PRESETS[preset], seed=99)
+        for index in range(games):
+            play_game(player, config, index)
+    assert len(positions) > 15
+    saved = compiled.enabled
+    gave_up = 0
+    try:
+        for board in positions:
+            for budget in (200_000, 400, 60):
+                compiled.enabled = True
+                fast = solve_endgame(board, 200, budget)
+                compiled.enabled = False
+                slow = solve_endgame(board, 200, budget)
+                assert fast == slow
+                gave_up += fast is None
+    finally:
+        compiled.enabled = saved
+    assert gave_up
