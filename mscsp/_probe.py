@@ -150,6 +150,15 @@ def _is_dead(cells, mines, rows, cols, cell):
 
 
 @njit(cache=True)
+def dead_cells(cells, mines, rows, cols, which):
+    """Whether each of the cells ``which`` (flat indices) is dead (``_is_dead``)."""
+    out = np.empty(len(which), dtype=np.bool_)
+    for q in range(len(which)):
+        out[q] = _is_dead(cells, mines, rows, cols, which[q])
+    return out
+
+
+@njit(cache=True)
 def _next_click(cells, rows, cols, probs, sure_mine, free, blend):
     """``BestPlayer.next_click``: the blended safety of the next click, whether a living
     cell is certainly safe, and the single safest living cell (-1: none, tied or free)."""

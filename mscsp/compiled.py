@@ -289,12 +289,12 @@ def solve_small(board: Board) -> Solution | None:
 
 
 @cache
-def _prober():
-    """The compiled probe of ``best``'s look-ahead (:func:`mscsp._probe.probe`)."""
+def _prober_module() -> types.ModuleType:
+    """The compiled probe of ``best``'s look-ahead (:mod:`mscsp._probe`)."""
     _start_numba()
     from . import _probe
 
-    return _probe.probe
+    return _probe
 
 
 def probe(
@@ -329,7 +329,7 @@ def probe(
     rows, cols = cells.shape
     implied = np.ones(cells.size, dtype=np.bool_)
     shift = max(total.bit_length() - 60, 0)  # (the weight as a float and a binary exponent)
-    status, survive, progress, complete, results, shared = _prober()(
+    status, survive, progress, complete, results, shared = _prober_module().probe(
         cells.reshape(-1),
         rows,
         cols,
@@ -350,6 +350,21 @@ def probe(
     coords = _coords(rows, cols)
     shared_cell = None if shared < 0 else coords[shared]
     return survive, progress, complete, results, shared_cell, frozenset(coords[i] for i in safe)
+
+
+def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]]) -> list[bool]:
+    """``mscsp.players.best.is_dead`` of each cell of ``which`` (``cells``: the board's
+    codes, ``mines``: the cells known to be mines), by compiled code."""
+    rows, cols = cells.shape
+    flat = np.array([r * cols + c for r, c in which], dtype=np.int64)
+    found = _prober_module().dead_cells(
+        np.ascontiguousarray(cells, dtype=np.int8).reshape(-1),
+        np.ascontiguousarray(mines, dtype=np.bool_).reshape(-1),
+        rows,
+        cols,
+        flat,
+    )
+    return found.tolist()
 
 
 @cache

@@ -13,7 +13,7 @@ from mscsp.board import COVERED, Board
 from mscsp.errors import InconsistentBoardError
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_game
-from mscsp.players.best import BestPlayer, Probe
+from mscsp.players.best import BestPlayer, Probe, is_dead
 from mscsp.players.endgame import solve_endgame
 from mscsp.solver import solve
 
@@ -156,3 +156,18 @@ def test_compiled_endgame_search_is_the_python_search():
     finally:
         compiled.enabled = saved
     assert gave_up
+
+
+def test_compiled_dead_cells_are_the_python_ones():
+    compiled.load()
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(30):
+        cells = rng.choice(
+            np.array([COVERED, COVERED, COVERED, 0, 1, 2, 3, -2], dtype=np.int8), (8, 9)
+        )
+        mines = rng.random((8, 9)) < 0.1
+        which = [tuple(int(x) for x in c) for c in np.argwhere(cells == COVERED)]
+        assert compiled.dead_cells(cells, mines, which) == [is_dead(cells, mines, c) for c in which]
+        checked += sum(is_dead(cells, mines, c) for c in which)
+    assert checked > 10  # dead cells were among them

@@ -89,6 +89,13 @@ def is_dead(cells: np.ndarray, mines: np.ndarray, cell: Cell) -> bool:
     return False
 
 
+def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[bool]:
+    """:func:`is_dead` of each cell of ``which`` (by compiled code where it is loaded)."""
+    if which and compiled.ready():
+        return compiled.dead_cells(cells, mines, which)
+    return [is_dead(cells, mines, cell) for cell in which]
+
+
 @dataclass(frozen=True)
 class Probe:
     """What clicking a cell may lead to.
@@ -487,7 +494,8 @@ class BestPlayer(CspPlayer):
             elif odd.num < odd.den:
                 ranked.extend((1.0 - odd.num / odd.den, cell) for cell in odd.cells)
         ranked.sort(key=lambda sc: (-sc[0], sc[1]))
-        living = [(s, c) for s, c in ranked if not is_dead(board.cells, mines, c)]
+        dead = dead_cells(board.cells, mines, [c for _, c in ranked])
+        living = [(s, c) for (s, c), gone in zip(ranked, dead, strict=True) if not gone]
         chosen = [c for s, c in living if s >= bound]
         if free_safety is not None and free_safety >= bound:
             # Unconstrained cells go in order of safety with the frontier ones.
