@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import pickle
+import platform
 import sys
 import time
 from importlib import resources
@@ -128,3 +130,33 @@ class Progress:
     @property
     def seconds(self) -> float:
         return time.perf_counter() - self.start
+
+
+def environment() -> dict[str, Any]:
+    """What XLA:CPU's float results depend on besides a run's settings: the libraries, the
+    CPU model and instruction set, and the CPUs the process sees (a trained net's weights
+    repeat bit for bit only where these do; docs/seeds.md)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(package: str) -> str | None:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return None
+
+    info: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass  # (not Linux: the model from platform below, no flags)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "versions": {p: installed(p) for p in ("jax", "jaxlib", "flax", "optax", "numpy")},
+        "cpu": info.get("model name") or platform.processor() or platform.machine(),
+        "isa": sorted(set(info.get("flags", "").split()) & {"avx", "avx2", "fma", "avx512f"}),
+        "cpus": cpus,
+        "xla_flags": os.environ.get("XLA_FLAGS", ""),
+    }

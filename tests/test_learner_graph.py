@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 
 from learners.artefacts import weights_dir  # noqa: E402
 from learners.graph import data, models, train  # noqa: E402
@@ -100,8 +100,11 @@ def test_one_step_trains_and_a_killed_run_resumes_with_the_same_steps(tmp_path):
     resumed = train.train(cfg, graphs, graphs, tmp_path / "b", log=lambda _: None, eval_every=1)
     steps = [json.loads(line)["step"] for line in (tmp_path / "b" / train.METRICS_FILE).open()]
     assert steps == [1, 2]  # the lost step's row was dropped and written again
-    a, _ = train.load_model(straight)
+    a, meta = train.load_model(straight)
     b, _ = train.load_model(resumed)
+    # What the weights' bits depend on is kept with them (docs/seeds.md).
+    assert meta["environment"]["versions"]["jax"] == jax.__version__
+    assert meta["environment"]["cpus"] >= 1
     fresh = models.build(models.CONFIGS["tiny"], seed=0)
     x = train.pack(graphs, range(len(graphs)))[0]
     pa, pb, p0 = (train.make_predict(m)(x, 4) for m in (a, b, fresh))

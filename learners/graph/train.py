@@ -26,7 +26,7 @@ import numpy as np
 import optax
 from flax import nnx, serialization
 
-from learners.artefacts import write_atomic
+from learners.artefacts import environment, write_atomic
 from mscsp.errors import InvalidInputError
 from mscsp.validate import check_int
 
@@ -323,7 +323,8 @@ def train(
         if step % cfg.checkpoint_every == 0 or step == cfg.steps:
             _save_state(out, step, cfg, model, optimizer)
     path = out / MODEL_FILE
-    save_model(path, model, config, {"settings": asdict(cfg), "train_graphs": len(data)})
+    meta = {"settings": asdict(cfg), "train_graphs": len(data), "environment": environment()}
+    save_model(path, model, config, meta)
     return path
 
 

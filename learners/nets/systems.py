@@ -23,7 +23,7 @@ from typing import Any
 from mscsp.errors import InvalidInputError
 from mscsp.outlock import output_lock
 
-from ..artefacts import write_json
+from ..artefacts import environment, write_json
 
 #: The recipe settings of the on-policy rounds (each may be overridden per run too).
 ROUND_KEYS = ("rounds", "round_games", "round_steps", "round_lr")
@@ -181,6 +181,8 @@ def train_recipe(
             "resumed": resume,
             "seconds": round(time.perf_counter() - start, 1),
             "load": [round(v, 2) for v in os.getloadavg()],
+            # The weights repeat bit for bit only where these do (docs/seeds.md).
+            "environment": environment(),
         }
         write_json(target.with_suffix(".json"), meta)
         return meta
