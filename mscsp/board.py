@@ -256,6 +256,14 @@ def _border_fits(data: bytes, cols: int) -> bool:
     return not edges.translate(None, _UP_TO_5) and not corners.translate(None, _PLAIN)
 
 
+def bordered(a: np.ndarray, value: bool | int = 0) -> np.ndarray:
+    """``a`` with a one-cell border of ``value`` (as ``np.pad(a, 1, constant_values=value)``,
+    without its overhead: players pad a board on every guess)."""
+    out = np.full((a.shape[0] + 2, a.shape[1] + 2), value, dtype=a.dtype)
+    out[1:-1, 1:-1] = a
+    return out
+
+
 @lru_cache(maxsize=64)
 def neighbour_counts(rows: int, cols: int) -> np.ndarray:
     """Number of neighbours each cell has on a rows x cols board (3, 5 or 8 inside).

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
-from .board import COVERED, FLAG, Board, check_board, neighbour_sum
+from .board import COVERED, FLAG, Board, bordered, check_board, neighbour_sum
 from .constraints import Cell, Component, ComponentCount, System, frontier_groups
 from .errors import InconsistentBoardError, InvalidInputError, format_cell
 from .probabilities import Solution, combine
@@ -571,7 +571,7 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     labels, n = ndimage.label(covered, structure=np.ones((3, 3), dtype=bool))
     if not n:
         return []
-    padded = np.pad(labels, 1)
+    padded = bordered(labels)
     nr, nc = np.nonzero(cells >= 0)
     around = np.stack([padded[nr + 1 + dr, nc + 1 + dc] for dr, dc in _OFFSETS], axis=1)
     lowest = np.where(around > 0, around, n + 1).min(axis=1)
@@ -595,7 +595,9 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     tops = np.array([root(x) for x in range(n + 1)])
     region = tops[labels]
     loose = covered & ~(neighbour_sum(cells >= 0) > 0)
-    keep = covered & ~np.isin(region, region[loose])
+    open_region = np.zeros(n + 1, dtype=bool)
+    open_region[region[loose]] = True
+    keep = covered & ~open_region[region]
     regions: dict[int, list[Cell]] = {}
     for r, c in np.argwhere(keep).tolist():
         regions.setdefault(int(region[r, c]), []).append((r, c))

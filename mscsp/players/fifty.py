@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backends import Backend
-from ..board import COVERED, FLAG, Board
+from ..board import COVERED, FLAG, Board, bordered
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
@@ -32,7 +32,7 @@ from .base import Cell, neighbours
 
 def _blocked(cells: np.ndarray) -> np.ndarray:
     """Known mines, with a one-cell border of ``True`` for off the board."""
-    return np.pad(cells == FLAG, 1, constant_values=True)
+    return bordered(cells == FLAG, True)
 
 
 def _pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:

@@ -1,0 +1,17 @@
+"""Small array helpers of ``mscsp.board``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mscsp.board import bordered
+
+
+def test_bordered_is_a_padded_copy():
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    for value in (0, 7):
+        out = bordered(a, value)
+        np.testing.assert_array_equal(out, np.pad(a, 1, constant_values=value))
+        assert out.dtype == a.dtype
+    flags = a % 3 == 0
+    np.testing.assert_array_equal(bordered(flags, True), np.pad(flags, 1, constant_values=True))
