@@ -116,6 +116,21 @@ def test_one_step_trains_and_a_killed_run_resumes_with_the_same_steps(tmp_path):
         )
 
 
+def test_random_round_counts_train_and_are_checked(tmp_path):
+    graphs = graphs_of(BOARDS)
+    cfg = train.TrainConfig(model="tiny", steps=3, warmup=1, max_rounds=7)
+    path = train.train(cfg, graphs, graphs, tmp_path / "r", log=lambda _: None)
+    model, meta = train.load_model(path)
+    assert meta["settings"]["max_rounds"] == 7
+    x = train.pack(graphs, range(len(graphs)))[0]
+    fresh = models.build(models.CONFIGS["tiny"], seed=0)
+    assert not np.allclose(train.make_predict(model)(x, 7), train.make_predict(fresh)(x, 7))
+    with pytest.raises(InvalidInputError, match="max_rounds"):
+        train.train(
+            train.TrainConfig(model="tiny", steps=1, max_rounds=2), graphs, graphs, tmp_path / "s"
+        )
+
+
 def test_foreign_and_broken_checkpoints_are_refused(tmp_path):
     junk = tmp_path / "junk.msgpack"
     junk.write_bytes(b"\x00\x01not msgpack")

@@ -13,7 +13,9 @@ point is not trained again, so a killed recipe picks up where it stopped. Run it
 
 ``--data`` holds ``train.npz`` and ``val.npz`` (``learn_graph.py`` writes them);
 ``--truths`` is the ``truths.npz`` of ``bench/solvers/graph_heldout.py``. Writes
-``curves.json`` and ``curves.png`` to ``--out``.
+``curves.json`` and ``curves.png`` to ``--out``; then trains ``small`` with a random round
+count each step and writes both ``small`` runs' error against the rounds at play time to
+``rounds.json``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ GRID = (
     ("small", 0.25),
     ("small", 0.5),
 )
+#: The rounds curve: ``small`` at all the data with its fixed 8 rounds and with a random
+#: count each step (4-24, ``TrainConfig.max_rounds``), measured at these rounds.
+RANDOM_ROUNDS = 24
+ROUNDS = (4, 8, 16, 32)
 FAMILIES = ("lattice", "band", "strip")
 
 
@@ -84,6 +90,26 @@ def measure(model: Path, val: Graphs, positions: list) -> dict:
             worst = max(worst, s["max_abs_diff"])
         row[family] = {"mean": total / cells, "max": worst, "cells": int(cells)}
     return row
+
+
+def rounds_curve(model: Path, positions: list) -> dict[int, dict[str, float]]:
+    """Held-out mean |dp| per family of the model at ``model`` at each of :data:`ROUNDS`."""
+    out = {}
+    for rounds in ROUNDS:
+        player = GraphPlayer(str(model), iterations=rounds, deduce="none")
+        row = {}
+        for family in FAMILIES:
+            total = cells = 0.0
+            for fam, board, truth in positions:
+                if fam == family:
+                    s = cell_errors(
+                        player.estimate([board])[0], truth, board.cells == COVERED
+                    ).summary()
+                    total += s["mean_abs_diff"] * s["cells"]
+                    cells += s["cells"]
+            row[family] = total / cells
+        out[rounds] = row
+    return out
 
 
 def _leaves(model) -> list:
@@ -145,6 +171,17 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     (args.out / "curves.json").write_text(json.dumps(points, indent=1) + "\n")
     plot(points, args.out / "curves.png")
+    n = len(full)
+    random_run = args.out / f"small-{n}-r{RANDOM_ROUNDS}"
+    if not (random_run / "model.msgpack").exists():
+        cfg = TrainConfig(model="small", steps=args.steps, seed=args.seed, max_rounds=RANDOM_ROUNDS)
+        train(cfg, full, val, random_run, eval_every=args.steps)
+    curves = {
+        name: rounds_curve(run / "model.msgpack", positions)
+        for name, run in (("fixed 8", args.out / f"small-{n}"), ("random 4-24", random_run))
+    }
+    (args.out / "rounds.json").write_text(json.dumps(curves, indent=1) + "\n")
+    print(json.dumps(curves))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,10 @@ class TrainConfig:
     weight_decay: float = 1e-4
     seed: int = 0
     checkpoint_every: int = 500
+    #: 0: every step runs the config's rounds; else each step draws its count from
+    #: ``[rounds // 2, max_rounds]`` (by the step's seed), so that more rounds at play time
+    #: are not rounds the net never took.
+    max_rounds: int = 0
 
 
 def pack(graphs: Graphs, indices: Sequence[int], capacity: tuple[int, ...] | None = None):
@@ -302,12 +306,19 @@ def train(
     optimizer = _optimizer(model, cfg)
     start = _restore_state(out, cfg, model, optimizer) if (out / STATE_FILE).exists() else 0
     _truncate(out / METRICS_FILE, start)
-    step_fn = make_step(config.rounds)
+    if cfg.max_rounds and cfg.max_rounds < config.rounds:
+        raise InvalidInputError(f"max_rounds must be 0 or at least {config.rounds}")
+    steps: dict[int, Callable] = {}  # (compiled once per round count)
     t0, losses = time.monotonic(), []
     for step in range(start + 1, cfg.steps + 1):
         rng = np.random.default_rng([cfg.seed, step])
         batch, _ = pack(data, rng.permutation(len(data)), CAPACITY)
-        losses.append(float(step_fn(model, optimizer, batch)))
+        rounds = config.rounds
+        if cfg.max_rounds:
+            rounds = int(rng.integers(config.rounds // 2, cfg.max_rounds + 1))
+        if rounds not in steps:
+            steps[rounds] = make_step(rounds)
+        losses.append(float(steps[rounds](model, optimizer, batch)))
         if step % eval_every == 0 or step == cfg.steps:
             metrics = evaluate(make_predict(model), val, config.rounds)
             rate = (step - start) / (time.monotonic() - t0)
