@@ -169,6 +169,18 @@ def stamp() -> Path:
     return folder / f"kernel-{key.hexdigest()[:16]}.ready"
 
 
+def endgame_stamp() -> Path:
+    """The file that says numba's cache holds the endgame search too (:mod:`mscsp._endgame`,
+    compiled after the rest so that a first long run waits only for what it plays with)."""
+    return stamp().with_suffix(".endgame")
+
+
+def compile_endgame() -> None:
+    """Compiles (or loads) the endgame search and writes :func:`endgame_stamp`."""
+    search_endgame_now([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
+    endgame_stamp().touch()
+
+
 def _compile_command() -> tuple[list[str], dict[str, str]]:
     """``python -m mscsp.compiled_play``, which compiles everything (its ``warm``), and
     the environment that makes it import this very package."""
@@ -255,6 +267,8 @@ def load() -> bool:
             _compiling.wait()  # the compile this process started in the background
         if not stamp().exists():
             _compile_now()
+        if not endgame_stamp().exists():  # (another process's compile may be at it still)
+            compile_endgame()
         # (Should that compile have failed, the first call compiles here.)
         _loaded = True
     return available()
@@ -394,6 +408,20 @@ def search_endgame(
         nbr_mask: The same as bitmasks.
         base: Each unknown cell's flagged neighbours.
     """
+    if not endgame_stamp().exists():
+        return False  # (compiled after the rest: until then Python searches)
+    return search_endgame_now(layouts, n, nbr_idx, nbr_mask, base, budget)
+
+
+def search_endgame_now(
+    layouts: list[int],
+    n: int,
+    nbr_idx: list[list[int]],
+    nbr_mask: list[int],
+    base: list[int],
+    budget: int,
+) -> tuple[float, int] | bool | None:
+    """:func:`search_endgame`, compiling the search first if numba's cache lacks it."""
     module = _searcher()
     if n > module.MAX_CELLS or len(layouts) > module.MAX_LAYOUTS:
         return False

@@ -264,7 +264,8 @@ def _flush_caches() -> None:
 def warm() -> None:
     """Compiles the kernel and the engine afresh by playing a small game and solving a
     board (what a sources' change needs: see :func:`_flush_caches`), then writes
-    :func:`mscsp.compiled.stamp`."""
+    :func:`mscsp.compiled.stamp`; then the endgame search, and its
+    :func:`mscsp.compiled.endgame_stamp`."""
     _flush_caches()
     game = Game(9, 9, 10, seed=0)
     game.reveal(0, 0)
@@ -275,11 +276,12 @@ def warm() -> None:
     empty = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
     compiled.solve_small(empty)
     compiled.probe(empty, np.full((9, 9), 10 / 81), math.comb(81, 10), (0, 0), None, 0.1, 0.2)
-    compiled.search_endgame([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
     path.with_suffix(".lock").unlink(missing_ok=True)
+    # Then what only best uses (until its stamp, best searches endgames in Python).
+    compiled.compile_endgame()
 
 
 if __name__ == "__main__":  # the compile that mscsp.compiled starts (see its ready)
