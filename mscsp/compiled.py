@@ -177,7 +177,7 @@ def endgame_stamp() -> Path:
 
 def compile_endgame() -> None:
     """Compiles (or loads) the endgame search and writes :func:`endgame_stamp`."""
-    search_endgame_now([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
+    _search([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
     endgame_stamp().touch()
 
 
@@ -410,18 +410,12 @@ def search_endgame(
     """
     if not endgame_stamp().exists():
         return False  # (compiled after the rest: until then Python searches)
-    return search_endgame_now(layouts, n, nbr_idx, nbr_mask, base, budget)
+    return _search(layouts, n, nbr_idx, nbr_mask, base, budget)
 
 
-def search_endgame_now(
-    layouts: list[int],
-    n: int,
-    nbr_idx: list[list[int]],
-    nbr_mask: list[int],
-    base: list[int],
-    budget: int,
-) -> tuple[float, int] | bool | None:
-    """:func:`search_endgame`, compiling the search first if numba's cache lacks it."""
+def _search(layouts, n, nbr_idx, nbr_mask, base, budget):
+    """:func:`search_endgame` without the stamp's check (compiles the search if numba's
+    cache lacks it)."""
     module = _searcher()
     if n > module.MAX_CELLS or len(layouts) > module.MAX_LAYOUTS:
         return False

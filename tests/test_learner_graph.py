@@ -129,6 +129,24 @@ def test_random_round_counts_train_and_are_checked(tmp_path):
         train.train(
             train.TrainConfig(model="tiny", steps=1, max_rounds=2), graphs, graphs, tmp_path / "s"
         )
+    with pytest.raises(InvalidInputError, match="max_rounds"):
+        train.train(
+            train.TrainConfig(model="tiny", steps=1, max_rounds=-3), graphs, graphs, tmp_path / "t"
+        )
+
+
+def test_head_keeps_the_first_graphs_and_refuses_bad_counts():
+    graphs = graphs_of(BOARDS)
+    first = graphs.head(2)
+    assert len(first) == 2
+    np.testing.assert_array_equal(first.var, graphs.var[: graphs.var_ptr[2]])
+    np.testing.assert_array_equal(first.label, graphs.label[: graphs.var_ptr[2]])
+    assert len(graphs.head(0)) == 0
+    for bad in (-1, len(graphs) + 1):
+        with pytest.raises(InvalidInputError):
+            graphs.head(bad)
+    with pytest.raises(InvalidTypeError):
+        graphs.head(1.5)
 
 
 def test_foreign_and_broken_checkpoints_are_refused(tmp_path):

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mscsp.errors import InvalidInputError
 from mscsp.estimators.bp import FactorGraph, factor_graph
 from mscsp.families import Setting
+from mscsp.validate import check_int
 
 #: Features of a group node, a number node and an edge (see :func:`encode`).
 VAR_FEATURES, FACTOR_FEATURES, EDGE_FEATURES, GLOBAL_FEATURES = 3, 5, 2, 3
@@ -155,7 +157,13 @@ class Graphs(Graph):
 
     def head(self, k: int) -> Graphs:
         """The first ``k`` graphs (positions are drawn family by family in turn, so a
-        prefix keeps the families' shares)."""
+        prefix keeps the families' shares).
+
+        Raises:
+            InvalidInputError: ``k`` is not a count from 0 to the graphs held.
+        """
+        if check_int(k, "k") > len(self):
+            raise InvalidInputError(f"k must be at most {len(self)} (the graphs held), not {k}")
         v, f, e = int(self.var_ptr[k]), int(self.factor_ptr[k]), int(self.edge_ptr[k])
         return Graphs(
             var=self.var[:v],

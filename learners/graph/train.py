@@ -306,7 +306,7 @@ def train(
     optimizer = _optimizer(model, cfg)
     start = _restore_state(out, cfg, model, optimizer) if (out / STATE_FILE).exists() else 0
     _truncate(out / METRICS_FILE, start)
-    if cfg.max_rounds and cfg.max_rounds < config.rounds:
+    if check_int(cfg.max_rounds, "max_rounds") and cfg.max_rounds < config.rounds:
         raise InvalidInputError(f"max_rounds must be 0 or at least {config.rounds}")
     steps: dict[int, Callable] = {}  # (compiled once per round count)
     t0, losses = time.monotonic(), []
