@@ -148,6 +148,7 @@ SOURCES = (
     "_engine.py",
     "_probe.py",
     "_endgame.py",
+    "_regions.py",
     "_kernel_status.py",
     "board.py",
 )
@@ -366,19 +367,65 @@ def probe(
     return survive, progress, complete, results, shared_cell, frozenset(coords[i] for i in safe)
 
 
+def _flat(a: np.ndarray, dtype: type) -> np.ndarray:
+    """``a`` as a flat, contiguous array of ``dtype`` (what the compiled code takes)."""
+    return np.ascontiguousarray(a, dtype=dtype).reshape(-1)
+
+
 def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]]) -> list[bool]:
     """``mscsp.players.best.is_dead`` of each cell of ``which`` (``cells``: the board's
     codes, ``mines``: the cells known to be mines), by compiled code."""
     rows, cols = cells.shape
     flat = np.array([r * cols + c for r, c in which], dtype=np.int64)
     found = _prober_module().dead_cells(
-        np.ascontiguousarray(cells, dtype=np.int8).reshape(-1),
-        np.ascontiguousarray(mines, dtype=np.bool_).reshape(-1),
-        rows,
-        cols,
-        flat,
+        _flat(cells, np.int8), _flat(mines, np.bool_), rows, cols, flat
     )
     return found.tolist()
+
+
+@cache
+def _patterns() -> types.ModuleType:
+    """The compiled board patterns of ``best``'s guess (:mod:`mscsp._regions`)."""
+    _start_numba()
+    from . import _regions
+
+    return _regions
+
+
+def isolated_regions(cells: np.ndarray) -> list[list[tuple[int, int]]]:
+    """:func:`mscsp.session.isolated_regions` of a board's cell codes, by compiled code."""
+    rows, cols = cells.shape
+    labels = np.empty(cells.size, dtype=np.int64)
+    count = _patterns().isolated_labels(_flat(cells, np.int8), rows, cols, labels)
+    if not count:
+        return []
+    regions: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    coords = _coords(rows, cols)
+    for k in np.flatnonzero(labels >= 0).tolist():
+        regions[labels[k]].append(coords[k])
+    return regions
+
+
+def pairs(cells: np.ndarray, missing: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``mscsp.players.fifty._pairs`` (side-by-side covered pairs with ``missing`` soft
+    outer cells, in row-major order), by compiled code."""
+    rows, cols = cells.shape
+    out = np.empty((2 * cells.size, 2), dtype=np.int64)
+    found = _patterns().pairs(_flat(cells, np.int8), rows, cols, missing, out)
+    coords = _coords(rows, cols)
+    return [(coords[a], coords[b]) for a, b in out[:found].tolist()]
+
+
+def representatives(cells: np.ndarray, mask: np.ndarray, count: int) -> list[tuple[int, int]]:
+    """``mscsp.players.best.representatives`` (the ``count`` cells of ``mask`` with the
+    fewest covered neighbours, ties row-major), by compiled code."""
+    rows, cols = cells.shape
+    out = np.empty(count, dtype=np.int64)
+    found = _patterns().fewest_covered(
+        _flat(cells, np.int8), _flat(mask, np.bool_), rows, cols, out
+    )
+    coords = _coords(rows, cols)
+    return [coords[k] for k in out[:found].tolist()]
 
 
 @cache

@@ -556,7 +556,8 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     Covered cells (flags aside) are joined when they touch or share a revealed number; a
     region all of whose cells touch a number has no unconstrained cell, so the numbers
     around it see only its own cells, and clicks elsewhere never show anything about it.
-    Regions come sorted, in order of their first cell (row-major). Array code: the
+    Regions come sorted, in order of their first cell (row-major). Compiled code once the
+    kernel is loaded (:func:`mscsp.compiled.isolated_regions`); else array code: the
     touching cells are labelled at once, and only the few numbers that see two labels
     join them.
 
@@ -564,6 +565,8 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
         InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
     """
     check_board(board)
+    if compiled.ready(0):
+        return compiled.isolated_regions(board.cells)
     from scipy import ndimage  # (as the game engine: loaded on first use)
 
     cells = board.cells

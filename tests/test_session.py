@@ -163,8 +163,17 @@ def graph_isolated_regions(board):
     ]
 
 
-def test_isolated_regions_in_array_code_are_the_graphs():
+@pytest.mark.parametrize("path", ["array code", "compiled"])
+def test_isolated_regions_are_the_graphs(path, monkeypatch):
+    from mscsp import compiled
     from mscsp.session import isolated_regions
+
+    if path == "array code":
+        monkeypatch.setattr(compiled, "enabled", False)
+    elif compiled.numba_missing():
+        pytest.skip("the compiled path needs numba")
+    else:
+        compiled.load()
 
     found = 0
     for preset, seeds in (("beginner", range(10)), ("intermediate", range(4))):

@@ -663,7 +663,10 @@ class BestPlayer(CspPlayer):
 
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:
-    """A few unconstrained cells: those with the fewest unknown neighbours (corners first)."""
+    """A few unconstrained cells: those with the fewest unknown neighbours (corners first),
+    ties in row-major order."""
+    if compiled.ready(0):
+        return compiled.representatives(board.cells, mask, count)
     unknown_nb = neighbour_sum(board.cells == COVERED)
     idx = np.argwhere(mask)
     if not len(idx):

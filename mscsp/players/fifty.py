@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import compiled
 from ..backends import Backend
 from ..board import COVERED, FLAG, Board, bordered
 from ..errors import InconsistentBoardError
@@ -38,6 +39,8 @@ def _blocked(cells: np.ndarray) -> np.ndarray:
 def _pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:
     """Covered side-by-side pairs with ``missing`` outer cells that are neither known mines
     nor off the board (outer cells: those touching only one cell of the pair)."""
+    if compiled.ready(0):
+        return compiled.pairs(cells, missing)
     rows, cols = cells.shape
     covered = cells == COVERED
     soft = (~_blocked(cells)).astype(np.int8)
