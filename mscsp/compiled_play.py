@@ -94,9 +94,9 @@ class _Engine:
         found = compiled.decode(board, int(self.status), out, probs.copy(), free.copy())
         return found if found is not None else solve(board)
 
-    def known_cells(self) -> list[tuple[int, int]]:
-        """The cells proven mines so far."""
-        return [divmod(int(i), self.cols) for i in np.flatnonzero(self.known)]
+    def known_flat(self) -> np.ndarray:
+        """The cells proven mines so far (row-major indices)."""
+        return np.flatnonzero(self.known)
 
     def remember(self, cells: list[tuple[int, int]]) -> None:
         """Cells proven mines."""

@@ -243,6 +243,28 @@ class MineMemory:
             if not self._mine[i]:
                 self._add_mine(i)
 
+    def add_flat(self, flat: np.ndarray) -> None:
+        """Remembers the cells at row-major indices ``flat`` as mines (of the board last
+        given): :meth:`add` for the many cells a compiled game hands over on each guess.
+
+        Raises:
+            InvalidInputError: No board was given yet, or an index is off it or not an
+                integer.
+        """
+        if not self.shape:
+            raise InvalidInputError("no board yet: give the session a board first")
+        flat = np.asarray(flat)
+        if flat.size and (
+            flat.dtype.kind not in "iu" or flat.min() < 0 or flat.max() >= len(self._mine)
+        ):
+            raise InvalidInputError(
+                f"mine indices must be integers in [0, {len(self._mine)}) for this board"
+            )
+        mine = self._mine
+        for i in flat.reshape(-1).tolist():
+            if not mine[i]:
+                self._add_mine(i)
+
     def single_point(self, board: Board) -> list[Cell]:
         """The single-point rules to a fixpoint, from the numbers that changed.
 

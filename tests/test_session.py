@@ -117,6 +117,22 @@ def test_a_board_from_another_game_starts_afresh():
     assert_same(session.solve(unflagged), unflagged)
 
 
+def test_mines_by_index_are_remembered_as_mines_by_cell():
+    board = mscsp.parse_board("1?\n??\n", mines=1)
+    by_cell, by_index = GameSession(), GameSession()
+    with pytest.raises(InvalidInputError, match="no board yet"):
+        by_index.add_flat(np.array([1]))
+    by_cell.sync(board)
+    by_index.sync(board)
+    by_cell.add([(1, 1)])
+    by_index.add_flat(np.array([3, 3]))
+    assert (by_index.known(board) == by_cell.known(board)).all()
+    assert by_index.known(board).sum() == 1
+    for bad in (np.array([4]), np.array([-1]), np.array([1.0])):
+        with pytest.raises(InvalidInputError, match="mine indices"):
+            by_index.add_flat(bad)
+
+
 def test_inconsistent_positions_fail_as_one_shot():
     session = GameSession()
     for text, mines in (("1.\n.?\n", 0), ("3?\n??\n", 2), ("F2\n??\n", 1), ("1?\n1?\n", 2)):
