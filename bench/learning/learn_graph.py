@@ -27,6 +27,13 @@ def main() -> None:
     parser.add_argument("--model", default="base")
     parser.add_argument("--steps", type=int, default=8000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--max-rounds",
+        type=int,
+        default=0,
+        help="0: every step runs the config's rounds; else a random count per step, from "
+        "half the config's rounds to this",
+    )
     parser.add_argument("--workers", type=int, default=2, help="labelling processes")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -39,7 +46,9 @@ def main() -> None:
             make_dataset(n, seed, str(path), workers=args.workers)
         sets[name] = Graphs.load(str(path))
     print(f"{len(sets['train'])} training graphs, {len(sets['val'])} validation graphs")
-    cfg = TrainConfig(model=args.model, steps=args.steps, seed=args.seed)
+    cfg = TrainConfig(
+        model=args.model, steps=args.steps, seed=args.seed, max_rounds=args.max_rounds
+    )
     model = train(cfg, sets["train"], sets["val"], args.out)
     print(f"wrote {model} in {(time.monotonic() - start) / 60:.1f} min")
 

@@ -246,8 +246,11 @@ class BestPlayer(CspPlayer):
                 return move[0], "region"
         mines = (flagged.cells == FLAG) | (solution.probabilities == 1.0)
         if self.pseudo:
+            # (The compiled kernel answers a plain dss solve, not one through the cache.)
+            inner = self.backend.inner
+            counter = inner if kernel_solves(inner, flagged) else self.backend
             cell = pseudo_fifty(
-                flagged, solution, self.backend, lambda c: not is_dead(flagged.cells, mines, c)
+                flagged, solution, counter, lambda c: not is_dead(flagged.cells, mines, c)
             )
             if cell is not None:
                 return cell, "pseudo"
