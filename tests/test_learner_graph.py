@@ -135,6 +135,26 @@ def test_random_round_counts_train_and_are_checked(tmp_path):
         )
 
 
+def test_play_rounds_are_chosen_on_validation_and_used_by_the_player(tmp_path):
+    from learners.graph.player import GraphPlayer
+
+    graphs = graphs_of(BOARDS)
+    cfg = train.TrainConfig(model="tiny", steps=2, warmup=1, max_rounds=6)
+    path = train.train(cfg, graphs, graphs, tmp_path / "r", log=lambda _: None)
+    assert GraphPlayer(str(path)).rounds == models.CONFIGS["tiny"].rounds
+    chosen = train.choose_rounds(path, graphs, tried=(2, 3, 9))
+    _, meta = train.load_model(path)
+    errors = {int(k): e for k, e in meta["val_by_rounds"].items()}
+    assert set(errors) == {2, 3, 9} and meta["play_rounds"] == chosen
+    assert errors[chosen] <= 1.02 * min(errors.values())
+    assert all(e > 1.02 * min(errors.values()) for k, e in errors.items() if k < chosen)
+    assert GraphPlayer(str(path)).rounds == chosen
+    assert GraphPlayer(str(path), iterations=4).rounds == 4
+    for bad in ({"tolerance": -1}, {"tried": ()}, {"tried": (0,)}):
+        with pytest.raises(InvalidInputError):
+            train.choose_rounds(path, graphs, **bad)
+
+
 def test_head_keeps_the_first_graphs_and_refuses_bad_counts():
     graphs = graphs_of(BOARDS)
     first = graphs.head(2)

@@ -2,9 +2,11 @@
 
 Labels ``--positions`` training positions and 2,000 validation ones (drawn by seed from
 :data:`learners.graph.data.TRAIN_FAMILIES`, exact odds from the default backend), then
-trains the ``--model`` config for ``--steps`` steps. Both stages resume: the data files are
-reused when present, and a killed run continues from its last checkpoint (every 500 steps)
-with the same batches. Run it alone on the machine (training times are reported).
+trains the ``--model`` config for ``--steps`` steps (with ``--max-rounds``, at a random round
+count each step, and the rounds it plays with are then chosen on the validation positions).
+Both stages resume: the data files are reused when present, and a killed run continues from
+its last checkpoint (every 500 steps) with the same batches. Run it alone on the machine
+(training times are reported).
 
 Usage: ``python bench/learning/learn_graph.py --out runs/graph`` then, to ship,
 ``cp runs/graph/model.msgpack learners/weights/graph.msgpack``.
@@ -17,7 +19,7 @@ import time
 from pathlib import Path
 
 from learners.graph.data import Graphs, make_dataset
-from learners.graph.train import TrainConfig, train
+from learners.graph.train import TrainConfig, choose_rounds, train
 
 
 def main() -> None:
@@ -50,6 +52,9 @@ def main() -> None:
         model=args.model, steps=args.steps, seed=args.seed, max_rounds=args.max_rounds
     )
     model = train(cfg, sets["train"], sets["val"], args.out)
+    if args.max_rounds:
+        rounds = choose_rounds(model, sets["val"])
+        print(f"plays with {rounds} rounds (the fewest within 2 % of the best on validation)")
     print(f"wrote {model} in {(time.monotonic() - start) / 60:.1f} min")
 
 

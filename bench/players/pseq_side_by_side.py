@@ -9,6 +9,9 @@ in the corner. Run it alone on the machine::
     python bench/players/pseq_side_by_side.py ~/src/MineSweeperProb --games 10000 \\
         --rounds 3 --best-games 1500 --out bench/results/pseq.json
 
+``--busy N`` measures a busy machine instead: N processes spin (unpinned, at normal
+priority) for the whole run, as other users' jobs would, and each run records the load.
+
 The peer's source stays where it is: nothing is fetched and nothing is copied here; the
 build goes to ``--build`` (default: a folder under the system's temporary directory).
 """
@@ -76,6 +79,12 @@ def play_ours(strategy: str, games: int, core: int, seed: int) -> dict:
     return {"seconds": seconds, "games": games, "wins": json.loads(out)["wins"]}
 
 
+def spinners(count: int) -> list[subprocess.Popen]:
+    """``count`` processes that keep a core busy each (unpinned), until killed."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    return [subprocess.Popen(spin, stdin=subprocess.DEVNULL) for _ in range(count)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkout", type=Path, help="a checkout of b1f6c1c4/MineSweeperProb")
@@ -88,6 +97,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="our runs' seed (round r adds r)")
     parser.add_argument("--build", type=Path, default=Path(tempfile.gettempdir()) / "pseq-build")
     parser.add_argument("--out", type=Path, help="write every run and the summary as JSON")
+    parser.add_argument(
+        "--busy", type=int, default=0, help="spinning processes beside the runs (a busy machine)"
+    )
     args = parser.parse_args()
     binary = build(args.checkout.expanduser(), args.build)
     programs = [("PSEQ", lambda r: play_pseq(binary, args.games, args.core))]
@@ -100,16 +112,23 @@ def main() -> None:
         )
     runs = []
     print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
-    for r in range(args.rounds):
-        for name, play in programs:
-            run = {"program": name, "round": r, **play(r)}
-            run["games_per_s"] = run["games"] / run["seconds"]
-            runs.append(run)
-            print(
-                f"round {r}: {name:12s} {run['games_per_s']:7.1f} games/s "
-                f"({run['games']} games, {run['seconds']:.1f} s, {run['wins']} wins)",
-                file=sys.stderr,
-            )
+    busy = spinners(args.busy)
+    try:
+        for r in range(args.rounds):
+            for name, play in programs:
+                run = {"program": name, "round": r, **play(r), "load": os.getloadavg()[0]}
+                run["games_per_s"] = run["games"] / run["seconds"]
+                runs.append(run)
+                print(
+                    f"round {r}: {name:12s} {run['games_per_s']:7.1f} games/s "
+                    f"({run['games']} games, {run['seconds']:.1f} s, {run['wins']} wins, "
+                    f"load {run['load']:.1f})",
+                    file=sys.stderr,
+                )
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
     summary = {}
     for name, _ in programs:
         rates = [run["games_per_s"] for run in runs if run["program"] == name]
@@ -138,7 +157,13 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"load after: {load:.2f}", file=sys.stderr)
     if args.out:
-        record = {"core": args.core, "load_after": load, "runs": runs, "summary": summary}
+        record = {
+            "core": args.core,
+            "busy": args.busy,
+            "load_after": load,
+            "runs": runs,
+            "summary": summary,
+        }
         args.out.write_text(json.dumps(record, indent=1) + "\n")
 
 

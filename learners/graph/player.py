@@ -30,8 +30,10 @@ class GraphPlayer(LearnerPlayer):
     Args:
         path: ``graph`` (the shipped net) or a ``model.msgpack`` of :mod:`learners.graph.train`.
         safe_below: Probability under which cells are revealed in bulk.
-        iterations: Rounds of messages (``None``: the rounds it was trained with); more
-            rounds carry information further on large boards.
+        iterations: Rounds of messages (``None``: the rounds it was trained with, or those
+            its checkpoint chose on validation positions, see
+            :func:`learners.graph.train.choose_rounds`); more rounds carry information
+            further on large boards.
         deduce: What to check before a guess (``none``, the default: the board is
             propagated exactly before the net; ``rules``, ``cases``).
 
@@ -56,7 +58,9 @@ class GraphPlayer(LearnerPlayer):
         self.model, self.meta = load_model(self.path)
         #: Mean |dp| by family of the hard corpus, where the checkpoint records it.
         self.measured = tuple((family, float(e)) for family, e in self.meta.get("measured", ()))
-        rounds = self.model.config.rounds if iterations is None else iterations
+        # (A net trained at random round counts records the count it plays best with.)
+        trained = self.meta.get("play_rounds", self.model.config.rounds)
+        rounds = trained if iterations is None else iterations
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
             raise InvalidInputError(f"iterations must be a whole number >= 1, got {rounds!r}")
         self.rounds = rounds

@@ -195,6 +195,41 @@ def evaluate(predict, graphs: Graphs, rounds: int) -> dict[str, Any]:
     return out
 
 
+#: Round counts :func:`choose_rounds` tries for a net trained at random round counts.
+PLAY_ROUNDS = (5, 8, 10, 12, 16, 20, 24, 32, 40)
+
+
+def choose_rounds(
+    path: str | Path, val: Graphs, tolerance: float = 0.02, tried: Sequence[int] = PLAY_ROUNDS
+) -> int:
+    """Sets the rounds a saved net plays with (unless told otherwise): the fewest of
+    ``tried`` whose validation error is within ``tolerance`` (relative) of the lowest.
+
+    A net trained at one round count plays at that count; one trained at random counts
+    (``TrainConfig.max_rounds``) may do better with more, and the validation positions (never
+    the held-out ones) say how many. The errors are kept in the checkpoint's metadata
+    (``val_by_rounds``) beside the choice (``play_rounds``).
+
+    Raises:
+        InvalidInputError: No such checkpoint, a negative tolerance or a round count
+            below 1.
+    """
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or tolerance < 0:
+        raise InvalidInputError(f"tolerance must be a number >= 0, got {tolerance!r}")
+    if not tried:
+        raise InvalidInputError("tried must name at least one round count")
+    for rounds in tried:
+        check_int(rounds, "rounds", 1)
+    model, meta = load_model(path)
+    predict = make_predict(model)
+    errors = {int(k): evaluate(predict, val, int(k))["mae"] for k in tried}
+    low = min(errors.values())
+    chosen = min(k for k, e in errors.items() if e <= low * (1 + tolerance))
+    meta.update(play_rounds=chosen, val_by_rounds=errors)
+    save_model(Path(path), model, model.config, meta)
+    return chosen
+
+
 def save_model(path: Path, model: GraphNet, config: GraphConfig, meta: dict[str, Any]) -> None:
     """Config, metadata and weights as one msgpack file, written atomically."""
     params = jax.tree.map(np.asarray, nnx.to_pure_dict(nnx.state(model, nnx.Param)))
