@@ -1,10 +1,11 @@
 """Board patterns ``best`` looks for on every guess, by compiled code (numba; loaded by
 :mod:`mscsp.compiled`).
 
-:func:`isolated_labels` is :func:`mscsp.session.isolated_regions` and :func:`pairs` is
-``mscsp.players.fifty._pairs``, on the board's flat cell codes: the same regions and pairs
-in the same order. In Python both are array code whose overhead on a 16x30 board (a
-labelling, a dozen small arrays) was a sixth of ``best``'s time.
+:func:`isolated_labels` is :func:`mscsp.session.isolated_regions`, :func:`pairs` and
+:func:`boxes` are ``mscsp.players.fifty``'s patterns and :func:`fewest_covered` is
+``mscsp.players.best.representatives``, on the board's flat cell codes: the same regions,
+patterns and cells in the same order. In Python they are array code whose overhead on a
+16x30 board (a labelling, a dozen small arrays) was a sixth of ``best``'s time.
 """
 
 from __future__ import annotations
@@ -136,6 +137,41 @@ def pairs(cells, rows, cols, missing, out):
                 if soft == missing:
                     out[found, 0], out[found, 1] = r * cols + c, (r + 1) * cols + c
                     found += 1
+    return found
+
+
+@njit(cache=True)
+def boxes(cells, rows, cols, out):
+    """Covered 2x2 boxes whose four diagonal corner cells are flags or off the board
+    (``mscsp.players.fifty.box_patterns``).
+
+    Args:
+        cells: The board's flat cell codes.
+        out: Written: each box's top-left flat cell, row-major; at least ``rows * cols``.
+
+    Returns:
+        How many boxes were written.
+    """
+    found = 0
+    for r in range(rows - 1):
+        for c in range(cols - 1):
+            k = r * cols + c
+            if not (
+                cells[k] == COVERED
+                and cells[k + 1] == COVERED
+                and cells[k + cols] == COVERED
+                and cells[k + cols + 1] == COVERED
+            ):
+                continue
+            if (
+                _soft(cells, rows, cols, r - 1, c - 1)
+                or _soft(cells, rows, cols, r - 1, c + 2)
+                or _soft(cells, rows, cols, r + 2, c - 1)
+                or _soft(cells, rows, cols, r + 2, c + 2)
+            ):
+                continue
+            out[found] = k
+            found += 1
     return found
 
 

@@ -416,6 +416,20 @@ def pairs(cells: np.ndarray, missing: int) -> list[tuple[tuple[int, int], tuple[
     return [(coords[a], coords[b]) for a, b in out[:found].tolist()]
 
 
+def boxes(cells: np.ndarray) -> list[tuple[tuple[int, int], ...]]:
+    """``mscsp.players.fifty.box_patterns`` (covered 2x2 boxes whose diagonal corners are
+    flags or off the board, row-major, each top-left, top-right, bottom-left,
+    bottom-right), by compiled code."""
+    rows, cols = cells.shape
+    out = np.empty(cells.size, dtype=np.int64)
+    found = _patterns().boxes(_flat(cells, np.int8), rows, cols, out)
+    coords = _coords(rows, cols)
+    return [
+        (coords[k], coords[k + 1], coords[k + cols], coords[k + cols + 1])
+        for k in out[:found].tolist()
+    ]
+
+
 def representatives(cells: np.ndarray, mask: np.ndarray, count: int) -> list[tuple[int, int]]:
     """``mscsp.players.best.representatives`` (the ``count`` cells of ``mask`` with the
     fewest covered neighbours, ties row-major), by compiled code."""

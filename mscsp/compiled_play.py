@@ -278,6 +278,7 @@ def warm() -> None:
     compiled.probe(empty, np.full((9, 9), 10 / 81), math.comb(81, 10), (0, 0), None, 0.1, 0.2)
     compiled.isolated_regions(empty.cells)
     compiled.pairs(empty.cells, 0)
+    compiled.boxes(empty.cells)
     compiled.representatives(empty.cells, empty.cells == COVERED, 3)
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)

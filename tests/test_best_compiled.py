@@ -173,30 +173,31 @@ def test_compiled_dead_cells_are_the_python_ones():
     assert checked > 10  # dead cells were among them
 
 
-def _random_boards(seed: int, count: int):
+def _random_boards(seed: int, count: int, codes=(COVERED, COVERED, COVERED, 0, 1, 2, 3, -2)):
     """Boards of random cell codes (covered, numbers, flags): many isolated regions and
     side-by-side pairs of every kind."""
     rng = np.random.default_rng(seed)
-    codes = np.array([COVERED, COVERED, COVERED, 0, 1, 2, 3, -2], dtype=np.int8)
+    codes = np.array(codes, dtype=np.int8)
     for _ in range(count):
         cells = rng.choice(codes, tuple(int(x) for x in rng.integers(2, 12, size=2)))
         yield Board(cells, int((cells == -2).sum() + (cells == COVERED).sum() // 2))
 
 
 def test_compiled_board_patterns_are_the_array_codes(monkeypatch):
-    """Isolated regions, ``best``'s side-by-side pairs and its unconstrained
+    """Isolated regions, ``best``'s side-by-side pairs, 2x2 boxes and unconstrained
     representatives: compiled and array code agree."""
     from mscsp.players.best import representatives
-    from mscsp.players.fifty import _pairs
+    from mscsp.players.fifty import _pairs, box_patterns
     from mscsp.session import isolated_regions
 
     def patterns(board: Board, mask: np.ndarray) -> tuple:
         pairs = tuple(_pairs(board.cells, missing) for missing in (0, 1, 2))
         few = tuple(representatives(board, mask, count) for count in (1, 3, 5))
-        return isolated_regions(board), *pairs, *few
+        return isolated_regions(board), *pairs, *few, list(box_patterns(board.cells))
 
     compiled.load()
     boards = list(_random_boards(9, 300))
+    boards += _random_boards(11, 100, codes=(COVERED, COVERED, COVERED, -2, -2, 1))  # boxes
     rng = np.random.default_rng(10)
     masks = [(b.cells == COVERED) & (rng.random(b.shape) < 0.7) for b in boards]
     fast = [patterns(b, m) for b, m in zip(boards, masks, strict=True)]
@@ -206,3 +207,4 @@ def test_compiled_board_patterns_are_the_array_codes(monkeypatch):
     assert sum(bool(f[0]) for f in fast) > 50  # isolated regions were found
     assert all(sum(bool(f[k]) for f in fast) > 20 for k in (1, 2, 3))  # and pairs
     assert sum(len(f[6]) == 5 for f in fast) > 100  # five representatives, tied or not
+    assert sum(bool(f[7]) for f in fast) > 10  # and boxes

@@ -76,6 +76,9 @@ def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
     Yields:
         ``(top-left, top-right, bottom-left, bottom-right)`` in row-major order.
     """
+    if compiled.ready(0):
+        yield from compiled.boxes(cells)
+        return
     rows, cols = cells.shape
     covered = cells == COVERED
     hard = _blocked(cells)
