@@ -258,7 +258,13 @@ def _border_fits(data: bytes, cols: int) -> bool:
 
 def bordered(a: np.ndarray, value: bool | int = 0) -> np.ndarray:
     """``a`` with a one-cell border of ``value`` (as ``np.pad(a, 1, constant_values=value)``,
-    without its overhead: players pad a board on every guess)."""
+    without its overhead: players pad a board on every guess).
+
+    Raises:
+        InvalidInputError: ``a`` is not a 2-D array.
+    """
+    if not isinstance(a, np.ndarray) or a.ndim != 2:
+        raise InvalidInputError(f"bordered takes a 2-D array, got {describe(a)}")
     out = np.full((a.shape[0] + 2, a.shape[1] + 2), value, dtype=a.dtype)
     out[1:-1, 1:-1] = a
     return out

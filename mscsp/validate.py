@@ -125,6 +125,28 @@ def check_pair(shape: tuple[int, int], cell: Any, name: str = "cell") -> tuple[i
     return check_cell(shape, cell[0], cell[1], name)
 
 
+def check_grid(
+    value: Any, name: str, shape: tuple[int, ...] | None = None, kinds: str = "iu"
+) -> np.ndarray:
+    """``value`` if it is a 2-D numpy array of one of the dtype ``kinds`` (``"b"``: bool,
+    ``"iu"``: integers), of ``shape`` when one is given: what code that reads a board's
+    arrays cell by cell (compiled code included, which checks no bounds) may take.
+
+    Raises:
+        InvalidTypeError: Not a numpy array, or another dtype.
+        InvalidInputError: Not 2-D, or another shape.
+    """
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in kinds:
+        raise InvalidTypeError(
+            f"{name} must be a numpy array of {'bools' if kinds == 'b' else 'integers'}, "
+            f"got {describe(value)}"
+        )
+    if value.ndim != 2 or (shape is not None and value.shape != tuple(shape)):
+        want = f"{shape[0]}x{shape[1]}" if shape is not None else "2-D"
+        raise InvalidInputError(f"{name} must be a {want} array, got shape {value.shape}")
+    return value
+
+
 def check_text(value: Any, name: str) -> str:
     """``value`` if it is a ``str`` (a name, a spec).
 

@@ -198,3 +198,44 @@ def test_pseudo_fifties_on_real_positions_have_their_twin():
             assert 0 < solution.probabilities[cell] < 1
             assert twin_holds(board, cell)
     assert fired > 0
+
+
+@pytest.mark.parametrize("compiled_on", [False, True])
+def test_pattern_helpers_refuse_arrays_that_are_not_the_board(compiled_on, monkeypatch):
+    """Compiled code reads a board's arrays without bounds checks: wrong arrays are refused
+    with the project's errors on either path."""
+    from mscsp import compiled
+    from mscsp.errors import InvalidInputError, InvalidTypeError
+    from mscsp.players.best import dead_cells, representatives
+
+    if compiled_on:
+        if compiled.numba_missing():
+            pytest.skip("the compiled path needs numba")
+        compiled.load()
+    else:
+        monkeypatch.setattr(compiled, "enabled", False)
+    board = parse_board(CORNER, mines=3)
+    cells, mask = board.cells, board.cells == -1
+    mines = np.zeros(cells.shape, dtype=bool)
+    for bad in (cells.reshape(-1), np.zeros((2, 3, 1), dtype=np.int8)):
+        with pytest.raises(InvalidInputError, match="2-D"):
+            pair_patterns(bad)
+        with pytest.raises(InvalidInputError, match="2-D"):
+            list(box_patterns(bad))
+    for bad in ("??F", [[-1, -1]], cells.astype(float)):
+        with pytest.raises(InvalidTypeError, match="cells"):
+            pair_patterns(bad)
+    with pytest.raises(InvalidInputError, match="mask must be a 2x3"):
+        representatives(board, mask[:, :2])
+    with pytest.raises(InvalidTypeError, match="mask"):
+        representatives(board, mask.astype(np.int8))
+    with pytest.raises(InvalidInputError, match="count"):
+        representatives(board, mask, -1)
+    with pytest.raises(InvalidInputError, match="mines must be a 2x3"):
+        dead_cells(cells, mines[:1], [(0, 0)])
+    for which in ([(0, 3)], [(2, 0)], [(-1, 0)], [(0,)], [(0.5, 1)]):
+        with pytest.raises(InvalidInputError, match="which"):
+            dead_cells(cells, mines, which)
+    # Good input still answers, the same on both paths (the patterns test compares them).
+    assert representatives(board, mask, 2) == [(0, 0), (0, 1)]
+    assert dead_cells(cells, mines, []) == []

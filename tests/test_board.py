@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mscsp.board import bordered
 
@@ -15,3 +16,11 @@ def test_bordered_is_a_padded_copy():
         assert out.dtype == a.dtype
     flags = a % 3 == 0
     np.testing.assert_array_equal(bordered(flags, True), np.pad(flags, 1, constant_values=True))
+
+
+def test_bordered_refuses_what_is_not_a_grid():
+    from mscsp.errors import InvalidInputError
+
+    for bad in (np.zeros(3), np.zeros((2, 2, 2)), [[1, 2]]):
+        with pytest.raises(InvalidInputError, match="2-D"):
+            bordered(bad)

@@ -45,11 +45,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import compiled
-from ..board import COVERED, FLAG, Board, neighbour_sum
+from ..board import COVERED, FLAG, Board, check_board, neighbour_sum
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory, isolated_regions
 from ..solver import kernel_solves
+from ..validate import check_grid, check_int
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -90,7 +91,25 @@ def is_dead(cells: np.ndarray, mines: np.ndarray, cell: Cell) -> bool:
 
 
 def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[bool]:
-    """:func:`is_dead` of each cell of ``which`` (by compiled code where it is loaded)."""
+    """:func:`is_dead` of each cell of ``which`` (by compiled code where it is loaded).
+
+    Raises:
+        InvalidTypeError: ``cells`` or ``mines`` is not an array of the right kind.
+        InvalidInputError: ``mines`` is not the board's shape, or a cell of ``which`` is not
+            a (row, col) pair on the board.
+    """
+    check_grid(cells, "cells")
+    check_grid(mines, "mines", cells.shape, kinds="b")
+    # (Checked as one array: compiled code reads out of bounds silently.)
+    at = np.asarray(which)
+    if at.size and (
+        at.ndim != 2
+        or at.shape[1] != 2
+        or at.dtype.kind not in "iu"
+        or at.min() < 0
+        or (at >= cells.shape).any()
+    ):
+        raise InvalidInputError(f"which must be (row, col) cells on the {cells.shape} board")
     if which and compiled.ready():
         return compiled.dead_cells(cells, mines, which)
     return [is_dead(cells, mines, cell) for cell in which]
@@ -667,7 +686,16 @@ class BestPlayer(CspPlayer):
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:
     """A few unconstrained cells: those with the fewest unknown neighbours (corners first),
-    ties in row-major order."""
+    ties in row-major order.
+
+    Raises:
+        InvalidTypeError: ``board`` is not a Board, ``mask`` not a bool array or ``count``
+            not an integer.
+        InvalidInputError: ``mask`` is not the board's shape, or ``count`` is negative.
+    """
+    check_board(board)
+    check_grid(mask, "mask", board.shape, kinds="b")
+    count = check_int(count, "count")
     if compiled.ready(0):
         return compiled.representatives(board.cells, mask, count)
     unknown_nb = neighbour_sum(board.cells == COVERED)

@@ -28,6 +28,7 @@ from ..board import COVERED, FLAG, Board, bordered
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import solve
+from ..validate import check_grid
 from .base import Cell, neighbours
 
 
@@ -66,8 +67,12 @@ def pair_patterns(cells: np.ndarray) -> list[tuple[Cell, Cell]]:
 
     Returns:
         ``(a, b)`` pairs in row-major order, ``a`` above or left of ``b``.
+
+    Raises:
+        InvalidTypeError: ``cells`` is not an integer array.
+        InvalidInputError: ``cells`` is not 2-D.
     """
-    return _pairs(cells, 0)
+    return _pairs(check_grid(cells, "cells"), 0)
 
 
 def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
@@ -75,7 +80,12 @@ def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
 
     Yields:
         ``(top-left, top-right, bottom-left, bottom-right)`` in row-major order.
+
+    Raises:
+        InvalidTypeError: ``cells`` is not an integer array.
+        InvalidInputError: ``cells`` is not 2-D.
     """
+    check_grid(cells, "cells")
     if compiled.ready(0):
         yield from compiled.boxes(cells)
         return
