@@ -291,3 +291,73 @@ def probe(
     if not same:
         shared = -1
     return PROBED, survive, progress, complete, results, shared
+
+
+@njit(cache=True)
+def probe_cells(
+    cells,
+    rows,
+    cols,
+    mines,
+    which,
+    factors,
+    now,
+    total,
+    total_exp,
+    score,
+    margin,
+    weight,
+    blend,
+    found,
+    implied,
+    scratch,
+):
+    """``BestPlayer.lookahead``'s probes of the cells ``which`` (flat indices), in turn.
+
+    Each probe stops as soon as it cannot come within ``margin`` of the best score so far,
+    as the look-ahead's do: a cell's score is ``factors[j]`` times its survival plus
+    ``weight`` times its progress, and only complete probes of living cells (more than one
+    outcome) count.
+
+    Args:
+        score: The best score before the first cell (``nan``: none yet).
+        found: Written, a row per probed cell: the chance of surviving two clicks, of
+            progress, whether every outcome was evaluated, how many outcomes had layouts
+            and the next cell shared by every outcome (see :func:`probe`).
+        implied: Written, a row per probed cell (see :func:`probe`).
+        Others: see :func:`probe`.
+
+    Returns:
+        How many cells were probed: ``len(which)``, or the index of the first cell the
+        kernel hands back (for Python to probe), with the best score after them.
+    """
+    for j in range(len(which)):
+        beat = (score - margin) / factors[j] if score == score else np.nan
+        implied[j, :] = True
+        status, survive, progress, complete, results, shared = probe(
+            cells,
+            rows,
+            cols,
+            mines,
+            which[j],
+            now,
+            total,
+            total_exp,
+            beat,
+            weight,
+            blend,
+            implied[j],
+            scratch,
+        )
+        if status != PROBED:
+            return j, score
+        found[j, 0] = survive
+        found[j, 1] = progress
+        found[j, 2] = complete
+        found[j, 3] = results
+        found[j, 4] = shared
+        if complete and results > 1:
+            value = factors[j] * (survive + weight * progress)
+            if score != score or value > score + EPS:
+                score = value
+    return len(which), score

@@ -338,33 +338,77 @@ def probe(
         evaluated, how many outcomes have layouts, the next cell shared by every outcome
         and the cells certainly safe after every outcome.
     """
-    cells = board.cells
-    if cells.dtype != np.int8 or not cells.flags.c_contiguous:
+    found = probes(board, now, total, [cell], [1.0], beat, 0.0, weight, blend)
+    return found[0] if found else None
+
+
+def probes(
+    board: Board,
+    now: np.ndarray,
+    total: int,
+    cells: list[tuple[int, int]],
+    factors: list[float],
+    score: float | None,
+    margin: float,
+    weight: float,
+    blend: float,
+) -> list[tuple] | None:
+    """``best``'s look-ahead probes of ``cells`` in turn on the flagged ``board``, by the
+    kernel (:func:`mscsp._probe.probe_cells`), up to the first it hands back to Python;
+    ``None`` where the board is not the kernel's.
+
+    Args:
+        score: The best score so far (``None``: none yet).
+        factors: Each cell's score is multiplied by its factor.
+        margin: A probe stops as soon as it cannot come within this of the best score.
+        Others: see :func:`probe`.
+
+    Returns:
+        Each probed cell's answer, as :func:`probe`'s (fewer than ``cells`` when the kernel
+        hands the next one back; the cells certainly safe after every outcome are given
+        for complete probes only).
+    """
+    cells_ = board.cells
+    if cells_.dtype != np.int8 or not cells_.flags.c_contiguous:
         return None
-    rows, cols = cells.shape
-    implied = np.ones(cells.size, dtype=np.bool_)
+    rows, cols = cells_.shape
+    which = np.array([r * cols + c for r, c in cells], dtype=np.int64)
+    found = np.empty((len(which), 5))
+    implied = np.empty((len(which), cells_.size), dtype=np.bool_)
     shift = max(total.bit_length() - 60, 0)  # (the weight as a float and a binary exponent)
-    status, survive, progress, complete, results, shared = _prober_module().probe(
-        cells.reshape(-1),
+    done, _ = _prober_module().probe_cells(
+        cells_.reshape(-1),
         rows,
         cols,
         board.mines,
-        cell[0] * cols + cell[1],
+        which,
+        np.array(factors, dtype=np.float64),
         np.ascontiguousarray(now, dtype=np.float64).reshape(-1),
         float(total >> shift),
         shift,
-        np.nan if beat is None else beat,
+        np.nan if score is None else score,
+        margin,
         weight,
         blend,
+        found,
         implied,
         scratch(rows, cols),
     )
-    if status:
-        return None
-    safe = np.flatnonzero(implied).tolist() if results else []
     coords = _coords(rows, cols)
-    shared_cell = None if shared < 0 else coords[shared]
-    return survive, progress, complete, results, shared_cell, frozenset(coords[i] for i in safe)
+    answers = []
+    for j, (survive, progress, complete, results, shared) in enumerate(found[:done].tolist()):
+        safe = np.flatnonzero(implied[j]).tolist() if results and complete else []
+        answers.append(
+            (
+                survive,
+                progress,
+                bool(complete),
+                int(results),
+                None if shared < 0 else coords[int(shared)],
+                frozenset(coords[i] for i in safe),
+            )
+        )
+    return answers
 
 
 def _flat(a: np.ndarray, dtype: type) -> np.ndarray:

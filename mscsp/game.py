@@ -31,6 +31,11 @@ class FirstClick(StrEnum):
     ANY = "any"  # no guarantee
 
 
+#: Boards of at most this many cells open their zero regions by a walk (:meth:`Game._flood`);
+#: larger ones by ``scipy.ndimage``'s labels.
+FLOOD_CELLS = 4096
+
+
 class GameState(StrEnum):
     PLAYING = "playing"
     WON = "won"
@@ -257,6 +262,8 @@ class Game:
         return opened
 
     def _open_zero_region(self, r: int, c: int) -> int:
+        if self.rows * self.cols <= FLOOD_CELLS:
+            return self._flood(r * self.cols + c)
         # Label zero regions once per layout (scipy, no recursion), then open a region and its
         # border by dilating it inside its bounding box.
         from scipy import ndimage
@@ -274,6 +281,31 @@ class Game:
         new = opened & (view == COVERED)
         view[new] = self._numbers[r0:r1, c0:c1][new]
         return int(new.sum())
+
+    def _flood(self, start: int) -> int:
+        """Opens the zero region of the zero at row-major index ``start`` and its border
+        (the covered cells of them), as the labels do, by a walk over the zeros: on a small
+        board cheaper than the import of ``scipy.ndimage`` alone (0.4 s of a run's start)."""
+        rows, cols = self.rows, self.cols
+        numbers = self._numbers.reshape(-1).tolist()
+        covered = (self.view.reshape(-1) == COVERED).tolist()
+        opened = []
+        seen = {start}
+        stack = [start]
+        while stack:  # (zeros, whether shown or not, as a label takes them all)
+            r, c = divmod(stack.pop(), cols)
+            for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                row = rr * cols
+                for j in range(row + max(c - 1, 0), row + min(c + 2, cols)):
+                    if covered[j]:
+                        covered[j] = False
+                        opened.append(j)
+                    if numbers[j] == 0 and j not in seen:
+                        seen.add(j)
+                        stack.append(j)
+        flat = self.view.reshape(-1)
+        flat[opened] = self._numbers.reshape(-1)[opened]
+        return len(opened)
 
     def flag(self, r: int, c: int) -> None:
         """Toggles a flag on a covered cell (flags are the player's marks, never checked

@@ -76,6 +76,7 @@ class MineMemory:
         self._total = -1
         self.shape: tuple[int, ...] = ()
         self.version = 0  # changes whenever the board or the known mines do
+        self._stale = False  # numbers not kept since adopt (see _catch_up)
 
     def _start(self, board: Board) -> None:
         rows, cols = self.shape = board.shape
@@ -93,6 +94,7 @@ class MineMemory:
         self._clear: set[int] = set()  # live numbers needing no more mines
         self._dirty: list[int] = []  # numbers whose counts changed since the last pass
         self._broken: set[int] = set()  # numbers no layout can meet
+        self._stale = False
         self.version += 1
 
     def sync(self, board: Board) -> None:
@@ -108,6 +110,17 @@ class MineMemory:
             self._start(board)
         elif data == self._seen_bytes:  # (cheaper than comparing arrays)
             return
+        elif self._stale:
+            seen = np.frombuffer(self._seen_bytes, dtype=np.int8)
+            moved = cells != seen
+            flags = np.isin(cells[moved], (COVERED, FLAG)).all()
+            if flags and np.frombuffer(self._mine, dtype=bool)[moved].all():
+                # Only flags put on proven mines or taken off them (a flagged copy of the
+                # board): the position is the same, the numbers still need no counting.
+                self._seen_bytes = data
+                self.version += 1
+                return
+            self._catch_up()
         changed = np.flatnonzero(cells != np.frombuffer(self._seen_bytes, dtype=np.int8))
         self.version += 1
         code, mine = self._code, self._mine
@@ -169,6 +182,8 @@ class MineMemory:
     def _add_mine(self, i: int) -> None:
         self.version += 1
         self._mine[i] = 1
+        if self._stale:  # (the numbers are counted when caught up)
+            return
         self._free[i] = 0
         for j in self._around[i]:
             if self._code[j] >= 0:
@@ -182,6 +197,8 @@ class MineMemory:
         A number needing all of its unknown neighbours makes them mines (which changes the
         numbers around them); the live and the satisfied numbers are kept track of.
         """
+        if self._stale:
+            self._catch_up()
         code, mine, need, open_, around = (
             self._code,
             self._mine,
@@ -243,27 +260,55 @@ class MineMemory:
             if not self._mine[i]:
                 self._add_mine(i)
 
-    def add_flat(self, flat: np.ndarray) -> None:
-        """Remembers the cells at row-major indices ``flat`` as mines (of the board last
-        given): :meth:`add` for the many cells a compiled game hands over on each guess.
+    def adopt(self, board: Board, mines: np.ndarray) -> None:
+        """Takes ``board`` as the position, with the cells at row-major indices ``mines``
+        (and its flags) proven mines: :meth:`sync` and :meth:`add` for a compiled game,
+        which proves its mines itself and hands over only its guesses.
+
+        Cheaper than they are: the numbers' bookkeeping (the single-point rules, a
+        session's clusters) is not kept; the first call that needs it counts it afresh
+        from the position (:meth:`_catch_up`), and :meth:`known`, :meth:`flagged` and
+        :meth:`unknown` answer from the mines alone.
 
         Raises:
-            InvalidInputError: No board was given yet, or an index is off it or not an
-                integer.
+            InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
+            InvalidInputError: An index of ``mines`` is off the board, not an integer, or
+                a revealed cell.
         """
-        if not self.shape:
-            raise InvalidInputError("no board yet: give the session a board first")
-        flat = np.asarray(flat)
+        check_board(board)
+        cells = board.cells.reshape(-1).astype(np.int8, copy=False)
+        flat = np.asarray(mines).reshape(-1)
         if flat.size and (
-            flat.dtype.kind not in "iu" or flat.min() < 0 or flat.max() >= len(self._mine)
+            flat.dtype.kind not in "iu"
+            or flat.min() < 0
+            or flat.max() >= cells.size
+            or (cells[flat] >= 0).any()
         ):
             raise InvalidInputError(
-                f"mine indices must be integers in [0, {len(self._mine)}) for this board"
+                f"mine indices must be integers in [0, {cells.size}) of cells not revealed"
             )
-        mine = self._mine
-        for i in flat.reshape(-1).tolist():
-            if not mine[i]:
-                self._add_mine(i)
+        if board.mines != self._total or board.cells.shape != self.shape:
+            self._start(board)
+        mine = np.zeros(cells.size, dtype=np.uint8)
+        mine[flat] = 1
+        mine[cells == FLAG] = 1
+        self._mine = bytearray(mine.tobytes())
+        self._seen_bytes = cells.tobytes()
+        self._stale = True
+        self.version += 1
+
+    def _catch_up(self) -> None:
+        """Counts the numbers' bookkeeping afresh for the position and the mines
+        :meth:`adopt` took."""
+        shape = self.shape
+        cells = np.frombuffer(self._seen_bytes, dtype=np.int8).reshape(shape)
+        mines = np.flatnonzero(np.frombuffer(self._mine, dtype=np.uint8))
+        board = Board(cells.copy(), self._total)
+        self._start(board)
+        # The mines first, while no number is shown: each number then counts them.
+        for i in mines.tolist():
+            self._add_mine(i)
+        self.sync(board)
 
     def single_point(self, board: Board) -> list[Cell]:
         """The single-point rules to a fixpoint, from the numbers that changed.

@@ -208,3 +208,36 @@ def test_compiled_board_patterns_are_the_array_codes(monkeypatch):
     assert all(sum(bool(f[k]) for f in fast) > 20 for k in (1, 2, 3))  # and pairs
     assert sum(len(f[6]) == 5 for f in fast) > 100  # five representatives, tied or not
     assert sum(bool(f[7]) for f in fast) > 10  # and boxes
+
+
+def test_one_compiled_call_probes_as_one_cell_at_a_time():
+    """The look-ahead probes its candidates in one compiled call (``probe_run``): the same
+    scores, probes and dead cells as probing them one by one, at the margins of depth 1
+    and 2, on every look-ahead position of a few games."""
+    compiled.load()
+    positions = []
+
+    class Recording(BestPlayer):
+        def lookahead(self, board, solution, cells, keep=lambda cell: 1.0, margin=0.0, memory=None):
+            if memory is None:
+                positions.append((self.memory.flagged(board), solution, cells, keep))
+            return super().lookahead(board, solution, cells, keep, margin, memory)
+
+    class OneByOne(BestPlayer):
+        def probe(self, *args, **kwargs):  # (a subclass's own probe: one cell at a time)
+            return super().probe(*args, **kwargs)
+
+    recording = Recording()
+    for preset, games in (("intermediate", 20), ("expert", 8)):
+        config = RunConfig("best", *PRESETS[preset], seed=31)
+        for index in range(games):
+            play_game(recording, config, index)
+    assert len(positions) > 30
+    batched, single = BestPlayer(), OneByOne()
+    ran = 0
+    for board, solution, cells, keep in positions:
+        for margin in (0.0, 0.05):
+            got = batched.lookahead(board, solution, cells, keep, margin)
+            assert got == single.lookahead(board, solution, cells, keep, margin)
+        ran += batched.probe_run(board, solution, cells, [1.0] * len(cells), None, 0.0) is not None
+    assert ran == len(positions)  # every one went through the compiled call

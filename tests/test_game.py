@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mscsp
-from mscsp.board import COVERED, neighbour_sum
+from mscsp.board import COVERED, FLAG, neighbour_sum
 from mscsp.game import PRESETS, first_move
 
 
@@ -111,3 +111,40 @@ def test_first_move_policies():
         first_move("99,0", 16, 30)
     with pytest.raises(mscsp.InvalidInputError):
         first_move("edge", 16, 30)
+
+
+def test_small_boards_open_zero_regions_as_the_labels_do(monkeypatch):
+    """The walk of small boards (:meth:`Game._flood`) and the labels of large ones open the
+    same cells, flags and cells shown before included, on every click of random games."""
+    import mscsp.game
+
+    rng = np.random.default_rng(12)
+    zero_clicks = 0
+    for _ in range(60):
+        rows, cols = (int(x) for x in rng.integers(2, 20, size=2))
+        mines = int(rng.integers(1, rows * cols // 4 + 2))
+        layout = np.zeros(rows * cols, dtype=bool)
+        layout[rng.choice(rows * cols, min(mines, rows * cols - 1), replace=False)] = True
+        layout = layout.reshape(rows, cols)
+        games = []
+        for limit in (rows * cols, 0):  # the walk, then the labels
+            monkeypatch.setattr(mscsp.game, "FLOOD_CELLS", limit)
+            games.append(mscsp.Game(rows, cols, int(layout.sum()), layout=layout))
+        safe = np.argwhere(~layout)
+        for r, c in safe[rng.permutation(len(safe))[:8]]:
+            if rng.random() < 0.3:  # a flag on a cell a region would open
+                for game in games:
+                    placed = np.count_nonzero(game.view == FLAG)
+                    if game.view[r, c] == COVERED and placed < game.mines:
+                        game.flag(int(r), int(c))
+                continue
+            opened = []
+            for game, limit in zip(games, (rows * cols, 0), strict=True):
+                monkeypatch.setattr(mscsp.game, "FLOOD_CELLS", limit)
+                if not game.over:
+                    opened.append(game.reveal(int(r), int(c)))
+            assert len(set(opened)) <= 1
+            zero_clicks += bool(opened) and opened[0] > 1
+            assert np.array_equal(games[0].view, games[1].view)
+            assert games[0].state == games[1].state
+    assert zero_clicks > 20

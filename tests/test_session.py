@@ -117,20 +117,54 @@ def test_a_board_from_another_game_starts_afresh():
     assert_same(session.solve(unflagged), unflagged)
 
 
-def test_mines_by_index_are_remembered_as_mines_by_cell():
+@pytest.mark.parametrize("every", [1, 3])
+def test_an_adopted_position_answers_as_one_followed_click_by_click(every):
+    """A session given each position (or every third) with its proven mines by ``adopt``,
+    as a compiled game hands them over, and fed the positions between by ``sync``: the
+    same mines, single-point cells, solutions and what-ifs as a session that followed
+    every click."""
+    checked = 0
+    for boards in real_games("expert", range(2)):
+        followed, adopted = GameSession(), GameSession()
+        for step, board in enumerate(boards):
+            if step % every == 0:
+                known = np.flatnonzero(followed.known(board))
+                adopted.adopt(board, known)
+                assert (adopted.known(board) == followed.known(board)).all()
+                assert (adopted.unknown(board) == followed.unknown(board)).all()
+                # A copy with the proven mines flagged is the same position.
+                flagged = adopted.flagged(board)
+                assert (adopted.unknown(flagged) == followed.unknown(board)).all()
+            assert adopted.single_point(board) == followed.single_point(board)
+            assert (adopted.known(board) == followed.known(board)).all()
+            got, want = adopted.solve(board), followed.solve(board)
+            assert got.exact == want.exact and got.weight == want.weight
+            covered = np.argwhere(followed.unknown(board))
+            if len(covered):
+                cell = tuple(int(x) for x in covered[len(covered) // 2])
+                for value in range(3):
+                    try:
+                        then = followed.what_if(board, cell, value)
+                    except InconsistentBoardError:
+                        with pytest.raises(InconsistentBoardError):
+                            adopted.what_if(board, cell, value)
+                        continue
+                    assert adopted.what_if(board, cell, value).exact == then.exact
+            followed.add(want.mines)
+            adopted.add(want.mines)
+            checked += 1
+    assert checked > 20
+
+
+def test_adopt_refuses_mines_that_are_not_the_boards():
     board = mscsp.parse_board("1?\n??\n", mines=1)
-    by_cell, by_index = GameSession(), GameSession()
-    with pytest.raises(InvalidInputError, match="no board yet"):
-        by_index.add_flat(np.array([1]))
-    by_cell.sync(board)
-    by_index.sync(board)
-    by_cell.add([(1, 1)])
-    by_index.add_flat(np.array([3, 3]))
-    assert (by_index.known(board) == by_cell.known(board)).all()
-    assert by_index.known(board).sum() == 1
-    for bad in (np.array([4]), np.array([-1]), np.array([1.0])):
+    session = GameSession()
+    for bad in (np.array([4]), np.array([-1]), np.array([1.0]), np.array([0])):
         with pytest.raises(InvalidInputError, match="mine indices"):
-            by_index.add_flat(bad)
+            session.adopt(board, bad)
+    session.adopt(board, np.array([3, 3]))
+    assert session.known(board).sum() == 1 and session.known(board)[1, 1]
+    assert session.solve(board).exact == mscsp.solve(session.flagged(board)).exact
 
 
 def test_inconsistent_positions_fail_as_one_shot():

@@ -373,20 +373,72 @@ class BestPlayer(CspPlayer):
         scored: list[tuple[float, Probe]] = []
         dead: list[Probe] = []
         score = 0.0
-        for cell in cells:
-            factor = keep(cell)
-            beat = (score - margin) / factor if scored else None
-            probe = self.probe(board, solution, cell, beat, memory)
-            if probe.dead:
-                dead.append(probe)
-            elif probe.complete:
-                value = factor * self.score(probe)
-                if not scored or value > score + _EPS:
-                    score = value
-                    scored.insert(0, (value, probe))
+        factors = [keep(cell) for cell in cells]
+        at = 0
+        while at < len(cells):
+            best = score if scored else None
+            run = self.probe_run(board, solution, cells[at:], factors[at:], best, margin, memory)
+            if not run:  # one cell at a time (or the kernel handed this one back)
+                beat = (score - margin) / factors[at] if scored else None
+                cell = cells[at]
+                if run is None:
+                    run = [self.probe(board, solution, cell, beat, memory)]
                 else:
-                    scored.append((value, probe))
+                    run = [self.probe_python(board, solution, cell, beat, memory or self.memory)]
+            for probe in run:
+                factor = factors[at]
+                at += 1
+                if probe.dead:
+                    dead.append(probe)
+                elif probe.complete:
+                    value = factor * self.score(probe)
+                    if not scored or value > score + _EPS:
+                        score = value
+                        scored.insert(0, (value, probe))
+                    else:
+                        scored.append((value, probe))
         return scored, dead
+
+    def probe_run(
+        self,
+        board: Board,
+        solution: Solution,
+        cells: list[Cell],
+        factors: list[float],
+        score: float | None,
+        margin: float,
+        memory: GameSession | None = None,
+    ) -> list[Probe] | None:
+        """The look-ahead's probes of ``cells`` in turn by one call of compiled code
+        (:func:`mscsp.compiled.probes`), up to the first cell it hands back (``[]``: the
+        first); ``None`` where it cannot run (a subclass that probes or scores its own way
+        keeps :meth:`probe`, one cell at a time).
+
+        Args:
+            factors: Each cell's factor (:meth:`lookahead`'s ``keep``).
+            score: The best score so far (``None``: none yet).
+            margin: Probes stop as soon as they cannot come within this of the best score
+                (see :meth:`lookahead`).
+        """
+        memory = memory or self.memory
+        own = type(self).probe is BestPlayer.probe and type(self).score is BestPlayer.score
+        if not own or not kernel_solves(memory.counter.inner, board):
+            return None
+        flagged = memory.flagged(board)
+        found = compiled.probes(
+            flagged,
+            solution.probabilities,
+            solution.weight,
+            cells,
+            factors,
+            score,
+            margin,
+            self.progress_weight,
+            self.blend,
+        )
+        if found is None:
+            return None
+        return [self._probe_of(cells[j], solution, answer) for j, answer in enumerate(found)]
 
     def look_deeper(
         self,
@@ -585,8 +637,11 @@ class BestPlayer(CspPlayer):
             self.progress_weight,
             self.blend,
         )
-        if found is None:
-            return None
+        return None if found is None else self._probe_of(cell, solution, found)
+
+    @staticmethod
+    def _probe_of(cell: Cell, solution: Solution, found: tuple) -> Probe:
+        """The :class:`Probe` of a compiled probe's answer (:func:`mscsp.compiled.probe`)."""
         survive, progress, complete, results, next_cell, implied = found
         safety = 1.0 - float(solution.probabilities[cell])
         if not complete:

@@ -89,8 +89,9 @@ class CspPlayer(Player):
 
         def guess(solution: Solution) -> Cell:
             board = game.board()
-            self.memory.sync(board)  # the memory of proven mines, as infer leaves it
-            self.memory.add_flat(played.known_flat())
+            # The memory of proven mines, as infer leaves it (its numbers counted only if
+            # the guess asks for them).
+            self.memory.adopt(board, played.known_flat())
             return self.guess(board, solution, rng)
 
         return compiled_play.play_turns(played, None if self.engine_guesses else guess)
