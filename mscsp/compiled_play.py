@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import repeat
 
 import numpy as np
 
@@ -166,14 +167,14 @@ class CompiledGame(_Engine):
         """Writes the outcome into the game; the clicks counted and the guesses."""
         engine = _engine()
         game, st = self.game, self.state
-        cols = game.cols
-        game.moves += [("reveal", *divmod(int(i), cols)) for i in self.clicks[: st[engine.CLICKS]]]
+        at_row, at_col = np.divmod(self.clicks[: st[engine.CLICKS]], game.cols)
+        game.moves += zip(repeat("reveal"), at_row.tolist(), at_col.tolist(), strict=False)
         game.revealed = int(st[engine.REVEALED])
         if st[engine.STATE] == engine.WON:
             game.state = GameState.WON
         elif st[engine.STATE] == engine.LOST:
             game.state = GameState.LOST
-            game.exploded = divmod(int(st[engine.EXPLODED]), cols)
+            game.exploded = divmod(int(st[engine.EXPLODED]), game.cols)
         return int(st[engine.MOVES]), int(st[engine.GUESSES])
 
 
