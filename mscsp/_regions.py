@@ -62,7 +62,8 @@ def isolated_labels(cells, rows, cols, labels):
                 if 0 <= rr < rows and 0 <= cc < cols:
                     j = rr * cols + cc
                     if cells[j] == COVERED:
-                        _join(parent, k, j)
+                        if j > k:  # (each touching pair once)
+                            _join(parent, k, j)
                     elif cells[j] >= 0:
                         touched = True
             loose[k] = not touched
@@ -114,29 +115,37 @@ def pairs(cells, rows, cols, missing, out):
     Returns:
         How many pairs were written.
     """
+    # On the board framed by a row and a column of off-board cells each side (width w):
+    # whether a cell is soft (on the board, not a flag), and the soft cells of the three
+    # stacked on it (``down``) and of the three side by side (``across``), so that a pair's
+    # six outer cells are two lookups.
+    w = cols + 2
+    soft = np.zeros((rows + 2) * w, dtype=np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            soft[(r + 1) * w + c + 1] = cells[r * cols + c] != FLAG
+    down = np.zeros((rows + 2) * w, dtype=np.int64)
+    across = np.zeros((rows + 2) * w, dtype=np.int64)
+    for k in range(w, (rows + 1) * w):
+        down[k] = soft[k - w] + soft[k] + soft[k + w]
+    for k in range(1, (rows + 2) * w - 1):
+        across[k] = soft[k - 1] + soft[k] + soft[k + 1]
     found = 0
     for r in range(rows):
         for c in range(cols):
             if cells[r * cols + c] != COVERED:
                 continue
+            at = (r + 1) * w + c + 1  # (r, c) framed
             # (r, c)-(r, c+1): the outer cells are columns c-1 and c+2, rows r-1..r+1.
-            if c + 1 < cols and cells[r * cols + c + 1] == COVERED:
-                soft = 0
-                for d in range(-1, 2):
-                    soft += _soft(cells, rows, cols, r + d, c - 1)
-                    soft += _soft(cells, rows, cols, r + d, c + 2)
-                if soft == missing:
-                    out[found, 0], out[found, 1] = r * cols + c, r * cols + c + 1
-                    found += 1
+            right = c + 1 < cols and cells[r * cols + c + 1] == COVERED
+            if right and down[at - 1] + down[at + 2] == missing:
+                out[found, 0], out[found, 1] = r * cols + c, r * cols + c + 1
+                found += 1
             # (r, c)-(r+1, c): rows r-1 and r+2, columns c-1..c+1.
-            if r + 1 < rows and cells[(r + 1) * cols + c] == COVERED:
-                soft = 0
-                for d in range(-1, 2):
-                    soft += _soft(cells, rows, cols, r - 1, c + d)
-                    soft += _soft(cells, rows, cols, r + 2, c + d)
-                if soft == missing:
-                    out[found, 0], out[found, 1] = r * cols + c, (r + 1) * cols + c
-                    found += 1
+            below = r + 1 < rows and cells[(r + 1) * cols + c] == COVERED
+            if below and across[at - w] + across[at + 2 * w] == missing:
+                out[found, 0], out[found, 1] = r * cols + c, (r + 1) * cols + c
+                found += 1
     return found
 
 
