@@ -293,6 +293,21 @@ def solve_small(board: Board) -> Solution | None:
     counts, each group's cells and numerator), then the cells next to no number (how many,
     numerator). Cells are row-major indices.
     """
+    found = _solve_flat(board)
+    return None if found is None else decode(board, *found)
+
+
+def probability_map(board: Board) -> np.ndarray | None:
+    """The probability map of ``board`` where the kernel answers it whole (the very map
+    :func:`solve_small`'s :class:`Solution` carries), without building the Solution;
+    ``None`` where it does not (the pure path must answer)."""
+    found = _solve_flat(board)
+    return found[2] if found is not None and found[0] == DONE else None
+
+
+def _solve_flat(board: Board) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The kernel's status, answer, probability map and free cells for ``board``
+    (``None``: not a board the kernel takes)."""
     cells = board.cells
     if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
         return None
@@ -300,7 +315,7 @@ def solve_small(board: Board) -> Solution | None:
     status = _kernel()(
         cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, False
     )
-    return decode(board, status, out, probs, free)
+    return status, out, probs, free
 
 
 @cache

@@ -241,3 +241,35 @@ def test_one_compiled_call_probes_as_one_cell_at_a_time():
             assert got == single.lookahead(board, solution, cells, keep, margin)
         ran += batched.probe_run(board, solution, cells, [1.0] * len(cells), None, 0.0) is not None
     assert ran == len(positions)  # every one went through the compiled call
+
+
+def test_the_kernels_probability_map_is_the_solutions():
+    """``compiled.probability_map`` (what the pseudo 50/50's conditional solves read) is
+    the map of the Solution ``solve`` builds, wherever the kernel answers whole: every
+    position of a few real games, and each with a covered cell flagged (as those solves
+    assume a mine there)."""
+    from mscsp.game import Game
+    from mscsp.positions import game_positions
+
+    compiled.load()
+    rng = np.random.default_rng(6)
+    answered = 0
+    for preset, seed in [(name, n) for name in ("beginner", "intermediate") for n in range(6)]:
+        game = Game.from_preset(preset, seed=seed)
+        for board in game_positions(game, (0, 0), flag_mines=True):
+            covered = np.argwhere(board.cells == COVERED)
+            if not len(covered):
+                continue
+            given = board.cells.copy()
+            given[tuple(covered[rng.integers(len(covered))])] = -2
+            for position in (board, Board(given, board.mines)):
+                found = compiled.probability_map(position)
+                if found is None:
+                    continue
+                try:
+                    want = solve(position).probabilities
+                except InconsistentBoardError:
+                    raise AssertionError("the kernel answered an inconsistent board") from None
+                assert np.array_equal(found, want, equal_nan=True)
+                answered += 1
+    assert answered > 50

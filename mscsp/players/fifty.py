@@ -27,7 +27,7 @@ from ..backends import Backend
 from ..board import COVERED, FLAG, Board, bordered
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
-from ..solver import solve
+from ..solver import kernel_solves, solve
 from ..validate import check_grid
 from .base import Cell, neighbours
 
@@ -104,8 +104,13 @@ def given_mine(board: Board, cell: Cell, backend: str | Backend) -> np.ndarray |
     """Mine probabilities of ``board`` given that ``cell`` is a mine (``None``: it cannot be)."""
     cells = board.cells.copy()
     cells[cell] = FLAG
+    given = Board(cells, board.mines)
+    if isinstance(backend, Backend) and kernel_solves(backend, given):
+        probs = compiled.probability_map(given)  # (the Solution's own map, not built)
+        if probs is not None:
+            return probs
     try:
-        after = solve(Board(cells, board.mines), backend)
+        after = solve(given, backend)
     except InconsistentBoardError:
         return None
     return after.probabilities if after.weight else None
