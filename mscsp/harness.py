@@ -11,6 +11,7 @@ import inspect
 import json
 import math
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
@@ -422,6 +423,10 @@ def describe_difference(logged: RunConfig, config: RunConfig) -> str:
     )
 
 
+#: Libraries whose own threads make a fork unsafe (see :func:`parallel_map`).
+_THREADED = ("jax", "ray", "torch", "tensorflow", "xgboost", "sklearn")
+
+
 def _ignore_sigint() -> None:
     # Workers leave Ctrl-C to the parent, which stops them and keeps what is finished.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -438,11 +443,11 @@ def parallel_map(
 ) -> Iterator[Any]:
     """``func(item)`` for every item, in finishing order, on ``workers`` workers.
 
-    ``executor`` is ``"process"`` (spawned local processes; with one worker, this process)
+    ``executor`` is ``"process"`` (this process and ``workers - 1`` spawned local processes)
     or ``"ray"`` (Ray tasks on a cluster already initialised, else on a local one of
-    ``workers`` CPUs). ``func`` and the items must pickle. Process workers ignore Ctrl-C: the
-    parent gets it, stops them at once (unfinished items are lost, finished ones were already
-    yielded) and the ``KeyboardInterrupt`` carries on to the caller; Ray tasks still pending
+    ``workers`` CPUs). ``func`` and the items must pickle. Spawned workers ignore Ctrl-C: the
+    parent gets it, stops them at once (unfinished items are lost, finished ones are yielded
+    first) and the ``KeyboardInterrupt`` carries on to the caller; Ray tasks still pending
     are cancelled.
 
     Raises:
@@ -458,15 +463,78 @@ def parallel_map(
             yield func(item)
         return
     import multiprocessing
+    import threading
 
-    # spawn, not fork: the parent may have threads running (JAX, Ray).
-    pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
+    # The parent works too: one process start fewer. Forked workers start with what the
+    # parent has loaded (a spawned one first pays about 1.3 s of imports and the kernel's
+    # load, which weighs on short runs); but a fork copies other threads' locks held, so
+    # where a thread of Python's runs (a progress display) or a library with threads of
+    # its own is loaded (JAX, Ray, OpenMP's users), the workers are spawned. (numpy's
+    # OpenBLAS threads are fork-safe.)
+    fork = (
+        threading.active_count() == 1
+        and not any(name in sys.modules for name in _THREADED)
+        and "fork" in multiprocessing.get_all_start_methods()
+    )
+    context = multiprocessing.get_context("fork" if fork else "spawn")
+    if fork:
+        for stream in (sys.stdout, sys.stderr):  # (a forked worker flushes its copy on exit)
+            if stream is not None:
+                stream.flush()
+    pool = context.Pool(workers - 1, initializer=_ignore_sigint)
     try:
-        yield from pool.imap_unordered(func, items)
+        yield from _shared_with(pool, workers - 1, func, items)
         pool.close()
     finally:
         pool.terminate()
         pool.join()
+
+
+def _shared_with(pool: Any, children: int, func: Callable[[Any], Any], items: list[Any]):
+    """``func`` of every item, in finishing order: by the pool's ``children`` processes,
+    each kept a few items ahead, and by this process whenever items are left."""
+    import queue
+    from collections import deque
+
+    pending = deque(items)
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # (ok, result or error), by the pool
+    running = 0
+
+    def top_up() -> None:
+        nonlocal running
+        while pending and running < 2 * children:
+            pool.apply_async(
+                func,
+                (pending.popleft(),),
+                callback=lambda result: finished.put((True, result)),
+                error_callback=lambda error: finished.put((False, error)),
+            )
+            running += 1
+
+    def take(block: bool):
+        nonlocal running
+        ok, value = finished.get(block=block)
+        running -= 1
+        if not ok:
+            raise value
+        return value
+
+    top_up()
+    while pending or running:
+        while running and not finished.empty():
+            yield take(block=False)
+            top_up()
+        if pending:
+            try:
+                mine = func(pending.popleft())
+            except KeyboardInterrupt:
+                while running and not finished.empty():
+                    yield take(block=False)
+                raise
+            yield mine
+            top_up()
+        elif running:
+            yield take(block=True)
 
 
 def _ray_map(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
+import time
 
 import pytest
 
@@ -14,6 +16,7 @@ from mscsp.harness import (
     RunConfig,
     RunLog,
     Tally,
+    parallel_map,
     play_batch,
     play_on_engine,
     run,
@@ -198,3 +201,28 @@ def test_player_options_are_checked_against_the_player():
     with pytest.raises(InvalidInputError, match="takes: backend"):
         dataclasses.replace(BEGINNER, options={"max_solutions": 3}).validate()
     dataclasses.replace(BEGINNER, strategy="best", options={"tolerance": 0}).validate()
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def _fails_on_odd(x: int) -> int:
+    if x % 2:
+        raise ValueError(f"odd {x}")
+    return x
+
+
+def test_parallel_map_shares_the_work_with_this_process():
+    """Two workers are this process and one spawned one: each does some of the items,
+    and every item comes back once."""
+    pids = list(parallel_map(_pid_after, [0.05] * 12, 2))
+    assert len(pids) == 12
+    assert os.getpid() in pids
+    assert len(set(pids)) == 2
+
+
+def test_parallel_map_raises_a_workers_error():
+    with pytest.raises(ValueError, match="odd"):
+        list(parallel_map(_fails_on_odd, list(range(8)), 2))
