@@ -257,3 +257,135 @@ def search(layouts, n, nbr_mask, nbr_start, nbr_list, base, budget):
     if spent[0] > budget:
         return -1.0, np.int64(-1)
     return win, cell
+
+
+@njit(cache=True)
+def layouts(cells, rows, cols, mines, any_count, limit, unknown, out):
+    """:func:`mscsp.players.endgame.enumerate_layouts` on the board's flat cell codes: the
+    same layouts in the same order (a depth-first search, constrained cells first, each
+    cell safe before mined), as bitmasks over the unknown cells in row-major order.
+
+    Args:
+        any_count: Every number of mines is allowed (else exactly ``mines`` less the flags).
+        unknown: Written: the unknown (covered) cells' flat indices, row-major.
+        out: Written: the layouts; at least ``limit`` long.
+
+    Returns:
+        How many layouts there are, -1 beyond ``limit``, -2 with more unknown cells than
+        :data:`MAX_CELLS` (Python enumerates those).
+    """
+    n_cells = rows * cols
+    index = np.full(n_cells, -1, dtype=np.int64)
+    n = 0
+    flags = 0
+    for k in range(n_cells):
+        if cells[k] == -1:
+            if n == MAX_CELLS:
+                return -2
+            index[k] = n
+            unknown[n] = k
+            n += 1
+        elif cells[k] == -2:
+            flags += 1
+    remaining = mines - flags
+    # The numbers next to an unknown cell, row-major: what each still needs, and how many
+    # of its unknown cells are still open; each unknown cell's numbers, in that order.
+    need = np.zeros(n_cells, dtype=np.int64)
+    left = np.zeros(n_cells, dtype=np.int64)
+    cons = np.empty((max(n, 1), 8), dtype=np.int64)
+    n_cons = np.zeros(max(n, 1), dtype=np.int64)
+    n_num = 0
+    for k in range(n_cells):
+        if cells[k] < 0:
+            continue
+        r, c = k // cols, k % cols
+        around = 0
+        flagged = 0
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                rr, cc = r + dr, c + dc
+                if (dr or dc) and 0 <= rr < rows and 0 <= cc < cols:
+                    j = rr * cols + cc
+                    if cells[j] == -1:
+                        around += 1
+                    elif cells[j] == -2:
+                        flagged += 1
+        if not around:
+            continue
+        need[n_num] = cells[k] - flagged
+        left[n_num] = around
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                rr, cc = r + dr, c + dc
+                if (dr or dc) and 0 <= rr < rows and 0 <= cc < cols:
+                    i = index[rr * cols + cc]
+                    if i >= 0:
+                        cons[i, n_cons[i]] = n_num
+                        n_cons[i] += 1
+        n_num += 1
+    # Constrained cells first (row-major), then the others.
+    order = np.empty(max(n, 1), dtype=np.int64)
+    at = 0
+    for constrained in (True, False):
+        for i in range(n):
+            if (n_cons[i] > 0) == constrained:
+                order[at] = i
+                at += 1
+    assigned = np.zeros(max(n_num, 1), dtype=np.int64)
+    state = np.zeros(n + 1, dtype=np.int64)  # choices tried at each depth (0, 1, 2)
+    entered = np.zeros(n + 1, dtype=np.bool_)
+    down = np.zeros(n + 1, dtype=np.bool_)  # a choice here was taken to the next depth
+    mask = np.int64(0)
+    used = 0
+    count = 0
+    depth = 0
+    while depth >= 0:
+        if not entered[depth]:
+            entered[depth] = True
+            if not any_count and (used > remaining or used + n - depth < remaining):
+                entered[depth] = False
+                depth -= 1
+                continue
+            if depth == n:
+                if count == limit:
+                    return -1
+                out[count] = mask
+                count += 1
+                entered[depth] = False
+                depth -= 1
+                continue
+        i = order[depth]
+        if down[depth]:  # back from the next depth: undo the choice taken there
+            mine = state[depth] - 1
+            for q in range(n_cons[i]):
+                assigned[cons[i, q]] -= mine
+                left[cons[i, q]] += 1
+            if mine:
+                mask ^= np.int64(1) << i
+            used -= mine
+            down[depth] = False
+        if state[depth] == 2:
+            state[depth] = 0
+            entered[depth] = False
+            depth -= 1
+            continue
+        mine = state[depth]
+        state[depth] += 1
+        ok = True
+        for q in range(n_cons[i]):
+            j = cons[i, q]
+            assigned[j] += mine
+            left[j] -= 1
+            if assigned[j] > need[j] or assigned[j] + left[j] < need[j]:
+                ok = False
+        if ok:
+            if mine:
+                mask |= np.int64(1) << i
+            used += mine
+            down[depth] = True
+            depth += 1
+        else:
+            for q in range(n_cons[i]):
+                assigned[cons[i, q]] -= mine
+                left[cons[i, q]] += 1
+    return count

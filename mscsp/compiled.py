@@ -177,8 +177,10 @@ def endgame_stamp() -> Path:
 
 
 def compile_endgame() -> None:
-    """Compiles (or loads) the endgame search and writes :func:`endgame_stamp`."""
+    """Compiles (or loads) the endgame search and its enumeration of layouts, and writes
+    :func:`endgame_stamp`."""
     _search([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
+    _layouts(Board(np.full((2, 2), -1, dtype=np.int8), 1), 4, False)
     endgame_stamp().touch()
 
 
@@ -531,6 +533,38 @@ def search_endgame(
     if not endgame_stamp().exists():
         return False  # (compiled after the rest: until then Python searches)
     return _search(layouts, n, nbr_idx, nbr_mask, base, budget)
+
+
+def endgame_layouts(
+    board: Board, limit: int, any_count: bool
+) -> tuple[list[tuple[int, int]], list[int]] | bool | None:
+    """:func:`mscsp.players.endgame.enumerate_layouts` by compiled code: the unknown cells
+    and the layouts, ``None`` beyond ``limit``, or ``False`` where the compiled code does
+    not take the board (not compiled yet, too many unknown cells or layouts asked for)."""
+    if not endgame_stamp().exists():
+        return False  # (compiled after the rest: until then Python enumerates)
+    return _layouts(board, limit, any_count)
+
+
+def _layouts(board, limit, any_count):
+    """:func:`endgame_layouts` without the stamp's check (compiles the enumeration if
+    numba's cache lacks it)."""
+    cells = board.cells
+    if cells.dtype != np.int8 or not 0 <= limit <= 1 << 16:
+        return False
+    module = _searcher()
+    rows, cols = cells.shape
+    flat = _flat(cells, np.int8)
+    unknown = np.empty(module.MAX_CELLS, dtype=np.int64)
+    out = np.empty(limit, dtype=np.int64)
+    count = module.layouts(flat, rows, cols, board.mines, any_count, limit, unknown, out)
+    if count == -2:
+        return False
+    if count < 0:
+        return None
+    coords = _coords(rows, cols)
+    n = int(np.count_nonzero(flat == -1))
+    return [coords[k] for k in unknown[:n].tolist()], out[:count].tolist()
 
 
 def _search(layouts, n, nbr_idx, nbr_mask, base, budget):

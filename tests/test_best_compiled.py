@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
+import mscsp
 from mscsp import compiled
-from mscsp.board import COVERED, Board
+from mscsp.board import COVERED, Board, neighbour_sum
 from mscsp.errors import InconsistentBoardError
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_game
@@ -124,10 +125,9 @@ def test_kernel_tells_an_inconsistent_board_from_one_beyond_its_limits():
         solve(Board(cells, 8))
 
 
-def test_compiled_endgame_search_is_the_python_search():
-    # Every endgame position of a few games, at the default budget and at budgets small
-    # enough to make the search give up: the same answers, given up at the same point.
-    compiled.load()
+def _endgame_positions(runs: tuple[tuple[str, int], ...], seed: int) -> list[Board]:
+    """Every position where ``best`` considered its endgame search (few layouts left), in
+    the given numbers of games per preset, proven mines flagged."""
     positions = []
 
     class Recording(BestPlayer):
@@ -137,10 +137,18 @@ def test_compiled_endgame_search_is_the_python_search():
             return super()._guess(board, solution)
 
     player = Recording()
-    for preset, games in (("beginner", 150), ("intermediate", 80)):
-        config = RunConfig("best", *PRESETS[preset], seed=99)
+    for preset, games in runs:
+        config = RunConfig("best", *PRESETS[preset], seed=seed)
         for index in range(games):
             play_game(player, config, index)
+    return positions
+
+
+def test_compiled_endgame_search_is_the_python_search():
+    # Every endgame position of a few games, at the default budget and at budgets small
+    # enough to make the search give up: the same answers, given up at the same point.
+    compiled.load()
+    positions = _endgame_positions((("beginner", 150), ("intermediate", 80)), seed=99)
     assert len(positions) > 15
     saved = compiled.enabled
     gave_up = 0
@@ -273,3 +281,41 @@ def test_the_kernels_probability_map_is_the_solutions():
                 assert np.array_equal(found, want, equal_nan=True)
                 answered += 1
     assert answered > 50
+
+
+def test_compiled_layouts_are_the_python_layouts():
+    """The endgame's layouts (``mscsp._endgame.layouts``): the same cells and layouts in
+    the same order as Python's enumeration, given up at the same limit, with and without
+    the mine count, on random small boards and on every endgame position of a few games."""
+    from mscsp.players.endgame import enumerate_layouts
+
+    compiled.load()
+    compiled.compile_endgame()
+    boards = list(_random_boards(21, 100, codes=(COVERED, COVERED, 0, 1, 2, 3, -2)))
+    rng = np.random.default_rng(22)
+    for _ in range(300):  # consistent boards: a layout, most safe cells shown, a few flags
+        rows, cols = (int(x) for x in rng.integers(3, 9, size=2))
+        game = mscsp.Game(rows, cols, int(rng.integers(1, rows * cols // 3 + 1)), seed=rng)
+        game.reveal(0, 0)
+        shown = np.zeros((rows, cols), dtype=bool)
+        for r, c in np.argwhere(~game.mine):
+            shown[r, c] = rng.random() < 0.7
+        cells = np.where(shown, neighbour_sum(game.mine), COVERED).astype(np.int8)
+        cells[game.mine & (rng.random((rows, cols)) < 0.3)] = -2
+        boards.append(Board(cells, game.mines))
+    boards += _endgame_positions((("beginner", 60), ("intermediate", 30)), seed=5)
+    saved = compiled.enabled
+    counted = given_up = 0
+    try:
+        for board in boards:
+            for limit, any_count in ((200, False), (200, True), (5, False), (0, True)):
+                compiled.enabled = True
+                fast = enumerate_layouts(board, limit, any_count)
+                compiled.enabled = False
+                slow = enumerate_layouts(board, limit, any_count)
+                assert fast == slow
+                counted += bool(slow and slow[1])
+                given_up += slow is None
+    finally:
+        compiled.enabled = saved
+    assert counted > 200 and given_up > 100

@@ -38,6 +38,10 @@ def enumerate_layouts(
     Returns:
         ``(cells, layouts)``, or ``None`` when there are more than ``limit`` layouts.
     """
+    if compiled.ready(0):
+        found = compiled.endgame_layouts(board, limit, any_count)
+        if found is not False:
+            return found
     cells_arr = board.cells
     rows, cols = cells_arr.shape
     covered = cells_arr == COVERED
