@@ -35,10 +35,11 @@ from pathlib import Path
 import numpy as np
 
 from ._kernel_status import COUNTED, DONE
-from .board import Board
+from .board import Board, check_board
 from .constraints import Component, ComponentCount
-from .errors import InconsistentBoardError
+from .errors import InconsistentBoardError, InvalidInputError
 from .probabilities import CellOdds, Solution, weigh_components
+from .validate import check_cells, check_int
 
 #: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
 #: the pure path everywhere, as when numba is missing.
@@ -302,7 +303,12 @@ def solve_small(board: Board) -> Solution | None:
 def probability_map(board: Board) -> np.ndarray | None:
     """The probability map of ``board`` where the kernel answers it whole (the very map
     :func:`solve_small`'s :class:`Solution` carries), without building the Solution;
-    ``None`` where it does not (the pure path must answer)."""
+    ``None`` where it does not (the pure path must answer).
+
+    Raises:
+        InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
+    """
+    check_board(board)
     found = _solve_flat(board)
     return found[2] if found is not None and found[0] == DONE else None
 
@@ -384,7 +390,16 @@ def probes(
         Each probed cell's answer, as :func:`probe`'s (fewer than ``cells`` when the kernel
         hands the next one back; the cells certainly safe after every outcome are given
         for complete probes only).
+
+    Raises:
+        InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
+        InvalidInputError: ``cells`` and ``factors`` differ in length, or a cell is not a
+            (row, col) pair on the board (the kernel reads without bounds checks).
     """
+    check_board(board)
+    if len(cells) != len(factors):
+        raise InvalidInputError(f"{len(cells)} cells but {len(factors)} factors")
+    check_cells(cells, board.shape)
     cells_ = board.cells
     if cells_.dtype != np.int8 or not cells_.flags.c_contiguous:
         return None
@@ -540,7 +555,15 @@ def endgame_layouts(
 ) -> tuple[list[tuple[int, int]], list[int]] | bool | None:
     """:func:`mscsp.players.endgame.enumerate_layouts` by compiled code: the unknown cells
     and the layouts, ``None`` beyond ``limit``, or ``False`` where the compiled code does
-    not take the board (not compiled yet, too many unknown cells or layouts asked for)."""
+    not take the board (not compiled yet, too many unknown cells or layouts asked for).
+
+    Raises:
+        InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`, or ``limit`` not
+            an integer.
+        InvalidInputError: ``limit`` is negative.
+    """
+    check_board(board)
+    limit = check_int(limit, "limit")
     if not endgame_stamp().exists():
         return False  # (compiled after the rest: until then Python enumerates)
     return _layouts(board, limit, any_count)

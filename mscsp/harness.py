@@ -443,9 +443,10 @@ def parallel_map(
 ) -> Iterator[Any]:
     """``func(item)`` for every item, in finishing order, on ``workers`` workers.
 
-    ``executor`` is ``"process"`` (this process and ``workers - 1`` spawned local processes)
+    ``executor`` is ``"process"`` (this process and ``workers - 1`` local processes, forked
+    or spawned: see below)
     or ``"ray"`` (Ray tasks on a cluster already initialised, else on a local one of
-    ``workers`` CPUs). ``func`` and the items must pickle. Spawned workers ignore Ctrl-C: the
+    ``workers`` CPUs). ``func`` and the items must pickle. The other processes ignore Ctrl-C: the
     parent gets it, stops them at once (unfinished items are lost, finished ones are yielded
     first) and the ``KeyboardInterrupt`` carries on to the caller; Ray tasks still pending
     are cancelled.

@@ -147,6 +147,24 @@ def check_grid(
     return value
 
 
+def check_cells(cells: Any, shape: tuple[int, ...], name: str = "cells") -> None:
+    """Checks a list of (row, col) cells on a board of ``shape`` as one array (compiled
+    code given them reads without bounds checks).
+
+    Raises:
+        InvalidInputError: Not (row, col) integer pairs, or a cell off the board.
+    """
+    at = np.asarray(cells)
+    if at.size and (
+        at.ndim != 2
+        or at.shape[1] != 2
+        or at.dtype.kind not in "iu"
+        or at.min() < 0
+        or (at >= shape).any()
+    ):
+        raise InvalidInputError(f"{name} must be (row, col) cells on the {shape} board")
+
+
 def check_text(value: Any, name: str) -> str:
     """``value`` if it is a ``str`` (a name, a spec).
 

@@ -319,3 +319,32 @@ def test_compiled_layouts_are_the_python_layouts():
     finally:
         compiled.enabled = saved
     assert counted > 200 and given_up > 100
+
+
+def test_the_compiled_entries_refuse_what_is_not_theirs():
+    """The compiled helpers read their arrays without bounds checks: a board that is no
+    Board, cells off the board, lengths that differ and a negative limit are refused with
+    the project's errors before any compiled code runs."""
+    from mscsp.errors import InvalidInputError, InvalidTypeError
+
+    compiled.load()
+    board = Board(np.full((3, 4), COVERED, dtype=np.int8), 2)
+    now = np.full((3, 4), 2 / 12)
+    with pytest.raises(InvalidTypeError):
+        compiled.probability_map(board.cells)
+    with pytest.raises(InvalidTypeError):
+        compiled.endgame_layouts("3x4", 10, False)
+    with pytest.raises(InvalidInputError, match="limit"):
+        compiled.endgame_layouts(board, -1, False)
+    with pytest.raises(InvalidTypeError, match="limit"):
+        compiled.endgame_layouts(board, 2.5, False)
+    for cells in ([(3, 0)], [(0, -1)], [(0.0, 1.0)], [(0, 1, 2)]):
+        with pytest.raises(InvalidInputError, match="cells"):
+            compiled.probes(board, now, 66, cells, [1.0], None, 0.0, 0.1, 0.2)
+    with pytest.raises(InvalidInputError, match="factors"):
+        compiled.probes(board, now, 66, [(0, 0), (0, 1)], [1.0], None, 0.0, 0.1, 0.2)
+    with pytest.raises(InvalidTypeError):
+        compiled.probes(board.cells, now, 66, [(0, 0)], [1.0], None, 0.0, 0.1, 0.2)
+    # And in range, they answer.
+    assert compiled.probability_map(board) is not None
+    assert len(compiled.probes(board, now, 66, [(0, 0)], [1.0], None, 0.0, 0.1, 0.2)) == 1

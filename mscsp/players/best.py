@@ -50,7 +50,7 @@ from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory, isolated_regions
 from ..solver import kernel_solves
-from ..validate import check_grid, check_int
+from ..validate import check_cells, check_grid, check_int
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -100,16 +100,7 @@ def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[
     """
     check_grid(cells, "cells")
     check_grid(mines, "mines", cells.shape, kinds="b")
-    # (Checked as one array: compiled code reads out of bounds silently.)
-    at = np.asarray(which)
-    if at.size and (
-        at.ndim != 2
-        or at.shape[1] != 2
-        or at.dtype.kind not in "iu"
-        or at.min() < 0
-        or (at >= cells.shape).any()
-    ):
-        raise InvalidInputError(f"which must be (row, col) cells on the {cells.shape} board")
+    check_cells(which, cells.shape, "which")
     return _dead_cells(cells, mines, which)
 
 
