@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ._kernel import TIE, solve_flat
-from ._kernel_status import APPROX, COUNTED, DONE, REDUCED, SURE_MINE, SURE_SAFE
+from ._kernel_status import APPROX, COUNTED, DONE, FLOAT_TIED, REDUCED, SURE_MINE, SURE_SAFE
 from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -251,9 +251,10 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
     """
     out, probs, free, odds, flagged, safe, stack, settled = scratch
     n = len(view)
-    # True, typed as a run-time bool: the literal True would make numba compile solve_flat
-    # (half the kernel's compile time) a second time, for it.
+    # True and FLOAT_TIED, typed as a run-time bool and integer: literals would make numba
+    # compile solve_flat (half the kernel's compile time) a second time, for them.
     yes = n >= 0
+    tied = np.int64(FLOAT_TIED)
     rows = n // cols
     while True:
         if _single_point(view, known, cols, safe, settled):
@@ -262,7 +263,7 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
             continue
         for i in range(n):
             flagged[i] = FLAG if known[i] else view[i]
-        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, yes, yes)
+        status = solve_flat(flagged, rows, cols, mines, out, probs, free, odds, yes, tied)
         if status == REDUCED:
             # Past the header and the groups fixed at neither none nor all of their cells:
             # the safe cells, then the mines.

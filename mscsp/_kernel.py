@@ -19,6 +19,7 @@ from ._kernel_status import (
     COUNTED,
     DONE,
     FALLBACK,
+    FLOAT_TIED,
     INCONSISTENT,
     REDUCED,
     SURE_MINE,
@@ -282,8 +283,10 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     Returns:
         :data:`DONE`, :data:`COUNTED`, :data:`FALLBACK` for the pure path to answer, or,
         when ``stop`` is set and the reduction settles safe cells, :data:`REDUCED` before
-        anything is counted (as a player reveals those first); with ``approx``,
-        :data:`APPROX` (the probability map in floating point) instead of :data:`COUNTED`.
+        anything is counted (as a player reveals those first); with ``approx``
+        (:data:`FLOAT_TIED` or :data:`FLOAT_MAP`, :data:`EXACT`: none), :data:`APPROX` (the
+        probability map in floating point, see :func:`_float_odds`) instead of
+        :data:`COUNTED`.
     """
     n = rows * cols
     n_flags = 0
@@ -774,7 +777,10 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
         out[2] = left
         if approx:
             groups_and_counts = (groups, comps, comp_counts, group_counts, first, last)
-            return _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_counts)
+            tied = approx == FLOAT_TIED
+            return _float_odds(
+                flat_probs, odds, cells, free_flat, left, bits, groups_and_counts, tied
+            )
         return COUNTED
     for k in range(n_comp):
         others = np.ones(1, dtype=np.int64)
@@ -850,7 +856,7 @@ def _support(a, b):
 
 
 @njit(cache=True)
-def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_counts):
+def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_counts, tied):
     """The probability map of :func:`_finish`'s combination in floating point (binomials
     by their logarithms, every product scaled), where exact integers would not fit.
 
@@ -859,7 +865,9 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
     where a term of its sums fell below :data:`_TINY`, where floating point may have lost
     it) and what is certain of them (``odds[n + i]``: :data:`SURE_SAFE`, :data:`SURE_MINE`,
     else 0), found exactly from which counts are non-zero: a player can then act on the map
-    as on the exact odds (see :func:`mscsp._engine.play`).
+    as on the exact odds (see :func:`mscsp._engine.play`). Without ``tied``, the classes
+    are left as they are, each group its own (a look-ahead reads the map and what is
+    certain only, and finding equal odds among the safest costs more than the rest).
     """
     groups, comps, comp_counts, group_counts, first, last = groups_and_counts
     size, lo, hi, cell_start, cell_list = groups
@@ -949,6 +957,8 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
                 if lo[g] == size[g]:
                     odds[n + cell_list[c]] = SURE_MINE
     # The classes whose odds are within TIE of the lowest: those equal exactly share one.
+    if not tied:
+        return APPROX
     low = np.inf
     for i in range(n):
         if cells[i] == COVERED:

@@ -19,6 +19,15 @@ REDUCED = 3
 #: exact.
 APPROX = 4
 
+# What the kernel makes of counts that would need Python integers (``solve_flat``'s
+# ``approx``): it hands them back (COUNTED);
+EXACT = 0
+# the floating-point map (APPROX), each covered cell's class of exactly equal odds found
+# among the safest (for players that break ties between cells);
+FLOAT_TIED = 1
+# the floating-point map and what is certain only (a look-ahead that reads no classes).
+FLOAT_MAP = 2
+
 # What the APPROX answer says is certain of a cell (``odds[n + i]``, see
 # ``mscsp._kernel._float_odds``): bits (both only where no layout reaches the cell, never
 # on a consistent board).

@@ -8,7 +8,10 @@ neighbours, then row-major) must see them as equal. Every cell's odds are ``N / 
 one ``W`` for the whole position, so two odds are equal exactly when their numerators
 are; the numerators are at most ``W``, which is below ``2**bits`` for a bound the kernel
 knows, so comparing them modulo enough primes (their product above ``2**bits``, by the
-Chinese remainder theorem) decides equality exactly, in 64-bit integers.
+Chinese remainder theorem) decides equality exactly, in 64-bit integers. Most pairs need no
+prime: two groups fixed by the reduction, or two groups of one component counted alike,
+show their equality (or not) in the counts, and one prime tells almost any other two
+different numerators apart.
 """
 
 from __future__ import annotations
@@ -132,26 +135,65 @@ def _residues(cls, n_free, left, lowest, count, p):
 
 
 @njit(cache=True)
+def _evident(cls, count, agree):
+    """Decides the pairs of classes whose equality the counts show without arithmetic
+    (``agree[a, b]`` for ``b < a``): two fixed groups (odds ``lo / size`` each), or two
+    groups of one component with the same counts per cell (equal numerators). Returns which
+    pairs are left undecided."""
+    groups, comps, _, group_counts, first, last = count
+    size, lo, hi = groups[0], groups[1], groups[2]
+    comp_of = comps[4]
+    n_groups = len(lo)
+    open_ = np.ones((len(cls), len(cls)), dtype=np.bool_)
+    for a in range(len(cls)):
+        ga = cls[a]
+        for b in range(a):
+            gb = cls[b]
+            if ga == n_groups or gb == n_groups:
+                continue
+            if lo[ga] == hi[ga] and lo[gb] == hi[gb]:
+                agree[a, b] = lo[ga] * size[gb] == lo[gb] * size[ga]
+                open_[a, b] = False
+            elif lo[ga] < hi[ga] and lo[gb] < hi[gb] and comp_of[ga] == comp_of[gb]:
+                k = comp_of[ga]
+                same = True
+                for x in range(first[k], last[k] + 1):
+                    same &= group_counts[ga, x] == group_counts[gb, x]
+                if same:
+                    agree[a, b] = True
+                    open_[a, b] = False
+    return open_
+
+
+@njit(cache=True)
 def merge_ties(cls, bits, n_free, left, lowest, count):
     """Which of the classes ``cls`` have equal odds: for each, the index in ``cls`` of the
     first class with the same numerator (its own where none before it), or an empty array
-    where numerators below ``2**bits`` are beyond what the primes decide."""
+    where a pair needs the primes and numerators below ``2**bits`` are beyond them."""
     wanted = int(bits) // PRIME_BITS + 2
     same = np.arange(len(cls))
-    if wanted > len(PRIMES):
-        return np.empty(0, dtype=np.int64)
-    residues = np.empty((wanted, len(cls)), dtype=np.int64)
+    agree = np.ones((len(cls), len(cls)), dtype=np.bool_)
+    open_ = _evident(cls, count, agree)
+    # The other pairs agree while their numerators do modulo every prime so far: one prime
+    # tells almost every two different numerators apart, so the next is taken only while
+    # some open pair still agrees.
     for t in range(wanted):
-        residues[t] = _residues(cls, n_free, left, lowest, count, PRIMES[t])
+        undecided = False
+        for a in range(len(cls)):
+            for b in range(a):
+                undecided |= open_[a, b] and agree[a, b]
+        if not undecided:
+            break
+        if wanted > len(PRIMES):
+            return np.empty(0, dtype=np.int64)
+        residues = _residues(cls, n_free, left, lowest, count, PRIMES[t])
+        for a in range(len(cls)):
+            for b in range(a):
+                if open_[a, b]:
+                    agree[a, b] &= residues[a] == residues[b]
     for a in range(len(cls)):
         for b in range(a):
-            if same[b] == b:
-                equal = True
-                for t in range(wanted):
-                    if residues[t, a] != residues[t, b]:
-                        equal = False
-                        break
-                if equal:
-                    same[a] = b
-                    break
+            if same[b] == b and agree[a, b]:
+                same[a] = b
+                break
     return same

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from ._kernel import solve_flat
-from ._kernel_status import APPROX, DONE, INCONSISTENT, SURE_MINE, SURE_SAFE
+from ._kernel_status import APPROX, DONE, FLOAT_MAP, INCONSISTENT, SURE_MINE, SURE_SAFE
 from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -263,7 +263,7 @@ def probe(
             complete = False
             break
         after[cell] = value
-        status = solve_flat(after, rows, cols, mines, out, probs, free, odds, False, True)
+        status = solve_flat(after, rows, cols, mines, out, probs, free, odds, False, FLOAT_MAP)
         if status == INCONSISTENT:
             continue
         if status != DONE and status != APPROX:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._kernel_status import COUNTED, DONE
+from ._kernel_status import COUNTED, DONE, EXACT
 from .board import Board, check_board
 from .constraints import Component, ComponentCount
 from .errors import InconsistentBoardError, InvalidInputError
@@ -321,7 +321,7 @@ def _solve_flat(board: Board) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] 
         return None
     out, probs, free, odds = scratch(*cells.shape)
     status = _kernel()(
-        cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, False
+        cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, EXACT
     )
     return status, out, probs, free
 

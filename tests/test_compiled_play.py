@@ -215,8 +215,18 @@ def test_what_if_on_the_kernel_gives_the_clusters_answer(monkeypatch):
 
 def test_floating_point_odds_are_near_the_exact_ones():
     """Where the exact odds need Python integers, the kernel's ``approx`` map (rollouts)
-    is within 1e-9 of them, and the rollout policy built on it wins about as often."""
-    from mscsp._kernel_status import APPROX, COUNTED, SURE_MINE, SURE_SAFE
+    is within 1e-9 of them, its classes of equal odds are exact (the safest cells share
+    one), the look-ahead's map without classes is the same, and the rollout policy built
+    on the map wins about as often."""
+    from mscsp._kernel_status import (
+        APPROX,
+        COUNTED,
+        EXACT,
+        FLOAT_MAP,
+        FLOAT_TIED,
+        SURE_MINE,
+        SURE_SAFE,
+    )
 
     compiled.load()
     kernel = compiled._kernel()
@@ -230,8 +240,12 @@ def test_floating_point_odds_are_near_the_exact_ones():
             out, probs, free, odds = compiled.scratch(*board.shape)
             cells = board.cells.reshape(-1)
             args = (cells, *board.shape, board.mines, out, probs, free, odds, True)
-            if kernel(*args, False) == COUNTED:
-                assert kernel(*args, True) == APPROX
+            if kernel(*args, EXACT) == COUNTED:
+                assert kernel(*args, FLOAT_MAP) == APPROX
+                untied = (probs.copy(), odds[cells.size :].copy())
+                assert kernel(*args, FLOAT_TIED) == APPROX
+                assert np.array_equal(untied[0], probs, equal_nan=True)
+                assert np.array_equal(untied[1], odds[cells.size :])
                 solution = solve(board)
                 exact = solution.probabilities
                 covered = board.cells == COVERED
@@ -245,6 +259,13 @@ def test_floating_point_odds_are_near_the_exact_ones():
                     assert (odds[cells.size + i] == SURE_MINE) == (fractions[cell] == 1)
                     if odds[i] >= 0:  # (-1: not trusted to order cells)
                         assert shared.setdefault(int(odds[i]), fractions[cell]) == fractions[cell]
+                lowest = min(fractions[divmod(int(i), board.cols)] for i in np.flatnonzero(covered))
+                safest = {
+                    int(odds[i])
+                    for i in np.flatnonzero(covered)
+                    if fractions[divmod(int(i), board.cols)] == lowest
+                }
+                assert len(safest) == 1 or -1 in safest
                 compared += 1
             solution = played.solution()
             played.remember(solution.mines)
