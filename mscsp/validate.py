@@ -154,6 +154,17 @@ def check_cells(cells: Any, shape: tuple[int, ...], name: str = "cells") -> None
     Raises:
         InvalidInputError: Not (row, col) integer pairs, or a cell off the board.
     """
+    rows, cols = shape
+    if isinstance(cells, list) and all(
+        type(cell) is tuple
+        and len(cell) == 2
+        and type(cell[0]) is int
+        and type(cell[1]) is int
+        and 0 <= cell[0] < rows
+        and 0 <= cell[1] < cols
+        for cell in cells
+    ):
+        return  # (a player's own few cells: checked without an array, many times a turn)
     at = np.asarray(cells)
     if at.size and (
         at.ndim != 2

@@ -239,3 +239,7 @@ def test_pattern_helpers_refuse_arrays_that_are_not_the_board(compiled_on, monke
     # Good input still answers, the same on both paths (the patterns test compares them).
     assert representatives(board, mask, 2) == [(0, 0), (0, 1)]
     assert dead_cells(cells, mines, []) == []
+    # Cells as numpy integers or lists are checked as an array, to the same answer.
+    assert dead_cells(cells, mines, [(np.int64(0), 1), [1, 2]]) == dead_cells(
+        cells, mines, [(0, 1), (1, 2)]
+    )

@@ -246,6 +246,7 @@ class BestPlayer(CspPlayer):
     def _guess(self, board: Board, solution: Solution) -> tuple[Cell, str]:
         """The guess and the rule that chose it (see :attr:`reason`)."""
         flagged = self.memory.flagged(board)
+        self._flagged = (flagged, self.memory, flagged)  # (flagged already)
         pair = forced_pair(flagged, solution)
         if pair is not None:
             return pair, "pair"
@@ -421,9 +422,8 @@ class BestPlayer(CspPlayer):
         own = type(self).probe is BestPlayer.probe and type(self).score is BestPlayer.score
         if not own or not kernel_solves(memory.counter.inner, board):
             return None
-        flagged = memory.flagged(board)
         found = compiled.probes(
-            flagged,
+            self.flagged_in(board, memory),
             solution.probabilities,
             solution.weight,
             cells,
@@ -611,13 +611,17 @@ class BestPlayer(CspPlayer):
         """
         memory = memory or self.memory
         if kernel_solves(memory.counter.inner, board):
-            # (A look-ahead probes one position many times: flagged once.)
-            if self._flagged[0] is not board or self._flagged[1] is not memory:
-                self._flagged = (board, memory, memory.flagged(board))
-            fast = self.probe_compiled(self._flagged[2], solution, cell, beat)
+            fast = self.probe_compiled(self.flagged_in(board, memory), solution, cell, beat)
             if fast is not None:
                 return fast
         return self.probe_python(board, solution, cell, beat, memory)
+
+    def flagged_in(self, board: Board, memory: GameSession) -> Board:
+        """``memory.flagged(board)``, made once per position (a look-ahead probes one
+        position many times)."""
+        if self._flagged[0] is not board or self._flagged[1] is not memory:
+            self._flagged = (board, memory, memory.flagged(board))
+        return self._flagged[2]
 
     def probe_compiled(
         self, flagged: Board, solution: Solution, cell: Cell, beat: float | None = None
