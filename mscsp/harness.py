@@ -12,6 +12,7 @@ import json
 import math
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import interrupts
 from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, draw_mines, first_move, mine_candidates
 from .outlock import output_lock
@@ -459,12 +461,20 @@ def parallel_map(
     if executor == "ray":
         yield from _ray_map(func, items, workers)
         return
-    if workers <= 1:
-        for item in items:
-            yield func(item)
-        return
+    # (A Ctrl-C that Python drops, inside a garbage collector's callback, still stops the
+    # run before the next item this process plays.)
+    with interrupts.kept():
+        if workers <= 1:
+            for item in items:
+                interrupts.raise_if_pressed()
+                yield func(item)
+            return
+        yield from _on_processes(func, items, workers)
+
+
+def _on_processes(func: Callable[[Any], Any], items: list[Any], workers: int) -> Iterator[Any]:
+    """:func:`parallel_map` on local processes."""
     import multiprocessing
-    import threading
 
     # The parent works too: one process start fewer. Forked workers start with what the
     # parent has loaded (a spawned one first pays about 1.3 s of imports and the kernel's
@@ -527,6 +537,7 @@ def _shared_with(pool: Any, children: int, func: Callable[[Any], Any], items: li
             top_up()
         if pending:
             try:
+                interrupts.raise_if_pressed()
                 mine = func(pending.popleft())
             except KeyboardInterrupt:
                 while running and not finished.empty():

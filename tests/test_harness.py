@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
 import sys
 import time
 
@@ -221,6 +222,38 @@ def test_parallel_map_shares_the_work_with_this_process():
     assert len(pids) == 12
     assert os.getpid() in pids
     assert len(set(pids)) == 2
+
+
+class _CtrlCOnCollection:
+    """Presses Ctrl-C from its finalizer, where Python drops the ``KeyboardInterrupt``
+    (it only prints it), as it does in JAX's garbage-collector callback."""
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(1000):  # (the handler runs here, inside the finalizer)
+            pass
+
+
+def _item_with_dropped_ctrl_c(item: tuple[int, int]) -> tuple[int, int]:
+    parent, x = item
+    if os.getpid() == parent:  # (the other processes ignore Ctrl-C)
+        _CtrlCOnCollection()  # (collected at once)
+    return os.getpid(), x
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_run(workers):
+    """A Ctrl-C whose ``KeyboardInterrupt`` Python drops (raised inside a finalizer) still
+    stops the run before the next item this process plays, and the handler is put back."""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    items = [(os.getpid(), x) for x in range(12)]
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        for pid, _ in parallel_map(_item_with_dropped_ctrl_c, items, workers):
+            done.append(pid)
+    assert done.count(os.getpid()) == 1 and len(done) < 12
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_parallel_map_raises_a_workers_error():

@@ -19,6 +19,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
+from .. import interrupts
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..board import MAX_CELLS, MAX_SIDE
 from ..errors import InvalidInputError, MscspError
@@ -274,12 +275,14 @@ def exit_interrupted(hint: str = "") -> NoReturn:
 
 
 def reports_errors(func: Callable) -> Callable:
-    """Turns :class:`MscspError` into a one-line message and its exit code (no traceback)."""
+    """Turns :class:`MscspError` into a one-line message and its exit code (no traceback),
+    and Ctrl-C into exit 130, never lost (:mod:`mscsp.interrupts`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            with interrupts.kept():  # (from the start: see mscsp.interrupts)
+                return func(*args, **kwargs)
         except MscspError as exc:
             click.echo(f"mscsp: error: {exc}", err=True)
             sys.exit(exc.exit_code)
