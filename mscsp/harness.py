@@ -512,8 +512,10 @@ def _shared_with(pool: Any, children: int, func: Callable[[Any], Any], items: li
     running = 0
 
     def top_up() -> None:
+        # Each child a few items ahead, but never more of them in the pool than are left
+        # for this process: with few items (two, on two workers), each process plays one.
         nonlocal running
-        while pending and running < 2 * children:
+        while pending and running < 2 * children and len(pending) > running:
             pool.apply_async(
                 func,
                 (pending.popleft(),),

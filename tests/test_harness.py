@@ -256,6 +256,12 @@ def test_ctrl_c_dropped_inside_a_finalizer_still_stops_the_run(workers):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_parallel_map_leaves_this_process_its_share_of_few_items():
+    """Two items on two workers: one each (the pool once took both, this process none)."""
+    pids = list(parallel_map(_pid_after, [0.3, 0.3], 2))
+    assert sorted(pids).count(os.getpid()) == 1 and len(set(pids)) == 2
+
+
 def test_parallel_map_raises_a_workers_error():
     with pytest.raises(ValueError, match="odd"):
         list(parallel_map(_fails_on_odd, list(range(8)), 2))
