@@ -297,38 +297,39 @@ def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     if remaining < 0:
         return INCONSISTENT
 
-    # build_system: every number's open cells and the mines it still needs, checked.
+    # build_system: every number's open cells and the mines it still needs, checked, in one
+    # pass; the numbers with no covered neighbour (most of them) are read no more.
     open_nb = np.zeros(n, dtype=np.int64)
     need = np.zeros(n, dtype=np.int64)
     near = np.empty(8 * n, dtype=np.int64)  # each number's neighbours, in _DIRS order
-    n_near = np.zeros(n, dtype=np.int64)
+    n_near = np.zeros(n, dtype=np.int64)  # (0 for a number with no covered neighbour)
     for r in range(rows):
         for c in range(cols):
             i = r * cols + c
             if cells[i] < 0:
                 continue
+            o = 0
+            f = 0
+            k = 8 * i
             for d in range(8):
                 rr = r + _DR[d]
                 cc = c + _DC[d]
                 if 0 <= rr < rows and 0 <= cc < cols:
-                    near[8 * i + n_near[i]] = rr * cols + cc
-                    n_near[i] += 1
-    for i in range(n):
-        if cells[i] < 0:
-            continue
-        o = 0
-        f = 0
-        for q in range(8 * i, 8 * i + n_near[i]):
-            w = cells[near[q]]
-            if w == COVERED:
-                o += 1
-            elif w == FLAG:
-                f += 1
-        t = cells[i] - f
-        if t < 0 or t > o:
-            return INCONSISTENT
-        open_nb[i] = o
-        need[i] = t
+                    j = rr * cols + cc
+                    w = cells[j]
+                    if w == COVERED:
+                        o += 1
+                    elif w == FLAG:
+                        f += 1
+                    near[k] = j
+                    k += 1
+            t = cells[i] - f
+            if t < 0 or t > o:
+                return INCONSISTENT
+            open_nb[i] = o
+            need[i] = t
+            if o:
+                n_near[i] = k - 8 * i
     # The single-point rules, once: 1 a settled mine, 2 a settled safe cell.
     mark = np.zeros(n, dtype=np.int8)
     settled = False
