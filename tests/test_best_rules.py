@@ -243,3 +243,18 @@ def test_pattern_helpers_refuse_arrays_that_are_not_the_board(compiled_on, monke
     assert dead_cells(cells, mines, [(np.int64(0), 1), [1, 2]]) == dead_cells(
         cells, mines, [(0, 1), (1, 2)]
     )
+
+
+def test_flagged_in_refuses_what_is_not_a_board():
+    """The look-ahead's flagged position refuses a non-board with the project's error, and
+    makes a board's flagged copy once."""
+    from mscsp.errors import InvalidTypeError
+    from mscsp.players import get_player
+
+    best = get_player("best")
+    for bad in ("??F", None, np.zeros((2, 2), dtype=np.int8)):
+        with pytest.raises(InvalidTypeError, match="board"):
+            best.flagged_in(bad, best.memory)
+    board = parse_board("1?\n??", 1)
+    once = best.flagged_in(board, best.memory)
+    assert best.flagged_in(board, best.memory) is once
