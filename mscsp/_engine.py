@@ -15,6 +15,7 @@ from numba import njit
 
 from ._kernel import TIE, solve_flat
 from ._kernel_status import APPROX, COUNTED, DONE, FLOAT_TIED, REDUCED, SURE_MINE, SURE_SAFE
+from ._lookahead import PYTHON, guess
 from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -342,6 +343,35 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
 
 
 @njit(cache=True)
+def play_looking(view, numbers, cols, mines, known, st, clicks, nbrs, params, scratch):
+    """Plays as :func:`play` does, guessing by the look-ahead of ``csp-lookahead``
+    (:func:`mscsp._lookahead.guess`, settings ``params``), until the game ends
+    (:data:`OVER`) or Python must decide a turn (the kernel's status; on a guess it hands
+    back, :data:`DONE` or :data:`COUNTED` with the position's answer in ``scratch``)."""
+    n = len(view)
+    rows = n // cols
+    probe_scratch = (
+        np.empty(8 * n + 1024, dtype=np.int64),
+        np.empty((rows, cols)),
+        np.empty((rows, cols), dtype=np.bool_),
+        np.empty(2 * n, dtype=np.int64),
+    )
+    yes = n >= 0  # (run-time bools: see play's)
+    no = n < 0
+    while True:
+        status = play(view, numbers, cols, mines, known, st, clicks, nbrs, yes, no, scratch)
+        if status != GUESS and status != COUNTED:
+            return status
+        exact = status == GUESS
+        cell = guess(exact, scratch, known, rows, cols, mines, params, probe_scratch)
+        if cell == PYTHON:
+            return DONE if exact else COUNTED
+        st[GUESSES] += 1
+        if click(view, numbers, cols, cell, st, clicks, scratch[6]):
+            return OVER
+
+
+@njit(cache=True)
 def _lay_out(mine_cells, numbers, cols):
     """``numbers`` for a layout (the mines' cells): -1 on a mine, else its neighbours'."""
     numbers[:] = 0
@@ -361,8 +391,9 @@ def _lay_out(mine_cells, numbers, cols):
 
 
 @njit(cache=True)
-def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch):
-    """Plays the games of a batch as :func:`play` does, one after the other, until all are
+def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch, params):
+    """Plays the games of a batch as :func:`play` does (as :func:`play_looking` does with
+    the look-ahead's settings ``params``; empty: not), one after the other, until all are
     over (:data:`OVER`) or Python must decide a turn (the kernel's status; the game stays in
     ``game`` and the call after Python's move goes on with it).
 
@@ -389,7 +420,12 @@ def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch):
         if not over:
             mines = layouts.shape[1]
             no = mines < 0  # (False, typed as a run-time bool: see play's ``yes``)
-            status = play(view, numbers, cols, mines, known, st, clicks, nbrs, no, no, scratch)
+            if len(params):
+                status = play_looking(
+                    view, numbers, cols, mines, known, st, clicks, nbrs, params, scratch
+                )
+            else:
+                status = play(view, numbers, cols, mines, known, st, clicks, nbrs, no, no, scratch)
             if status != OVER:
                 return status
         results[g, 0] = st[STATE] == WON

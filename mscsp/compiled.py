@@ -148,6 +148,7 @@ SOURCES = (
     "_kernel_ties.py",
     "_engine.py",
     "_probe.py",
+    "_lookahead.py",
     "_endgame.py",
     "_regions.py",
     "_kernel_status.py",

@@ -60,9 +60,13 @@ class _Engine:
     """The arrays the engine plays a game in (a board of ``rows`` x ``cols`` with ``mines``),
     and the turns Python decides on them (see :func:`play_turns`)."""
 
-    def __init__(self, rows: int, cols: int, mines: int):
+    def __init__(
+        self, rows: int, cols: int, mines: int, lookahead: tuple[float, ...] | None = None
+    ):
         engine = _engine()
         self.rows, self.cols, self.mines = rows, cols, mines
+        # The look-ahead's settings where the engine guesses by it (``csp-lookahead``).
+        self.lookahead = np.array(lookahead or (), dtype=np.float64)
         n = rows * cols
         self.known = np.zeros(n, dtype=np.uint8)
         self.state = np.zeros(engine.FIELDS, dtype=np.int64)
@@ -80,7 +84,8 @@ class _Engine:
 
     def run(self, stop_at_guess: bool = False, approx: bool = False) -> bool:
         """Plays on until the games end (``False``) or Python must decide this turn
-        (``True``: see :meth:`solution`)."""
+        (``True``: see :meth:`solution`). An engine that guesses by the look-ahead stops
+        only at the guesses it hands back, whatever ``stop_at_guess`` says."""
         raise NotImplementedError
 
     def board(self) -> Board:
@@ -122,10 +127,12 @@ class CompiledGame(_Engine):
 
     Args:
         game: A game whose first click is made (its mines are placed).
+        lookahead: The look-ahead's settings (tolerance, progress weight, blend) where the
+            engine guesses by it (``csp-lookahead``); ``None``: it does not.
     """
 
-    def __init__(self, game: Game):
-        super().__init__(game.rows, game.cols, game.mines)
+    def __init__(self, game: Game, lookahead: tuple[float, float, float] | None = None):
+        super().__init__(game.rows, game.cols, game.mines, lookahead)
         engine = _engine()
         self.game = game
         self.view = game.view.reshape(-1)  # the game's own view, written in place
@@ -144,19 +151,14 @@ class CompiledGame(_Engine):
         engine = _engine()
         if self.over:
             return False
-        self.status = engine.play(
-            self.view,
-            self.numbers,
-            self.cols,
-            self.mines,
-            self.known,
-            self.state,
-            self.clicks,
-            _neighbours(self.rows, self.cols),
-            stop_at_guess,
-            approx,
-            self.scratch,
-        )
+        game = (self.view, self.numbers, self.cols, self.mines, self.known, self.state)
+        nbrs = _neighbours(self.rows, self.cols)
+        if len(self.lookahead):
+            self.status = engine.play_looking(
+                *game, self.clicks, nbrs, self.lookahead, self.scratch
+            )
+        else:
+            self.status = engine.play(*game, self.clicks, nbrs, stop_at_guess, approx, self.scratch)
         return self.status != engine.OVER
 
     @property
@@ -188,10 +190,18 @@ class CompiledBatch(_Engine):
         cols: Board columns.
         layouts: Each game's mines (games x mines, row-major cells).
         firsts: Each game's first click (row-major cell).
+        lookahead: See :class:`CompiledGame`.
     """
 
-    def __init__(self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray):
-        super().__init__(rows, cols, layouts.shape[1])
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        layouts: np.ndarray,
+        firsts: np.ndarray,
+        lookahead: tuple[float, float, float] | None = None,
+    ):
+        super().__init__(rows, cols, layouts.shape[1], lookahead)
         self.layouts = np.ascontiguousarray(layouts, dtype=np.int64)
         self.firsts = np.ascontiguousarray(firsts, dtype=np.int64)
         self.cursor = np.zeros(2, dtype=np.int64)
@@ -209,6 +219,7 @@ class CompiledBatch(_Engine):
             (self.view, self.numbers, self.known, self.state, self.clicks),
             _neighbours(self.rows, self.cols),
             self.scratch,
+            self.lookahead,
         )
         return self.status != engine.OVER
 
@@ -254,9 +265,9 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _endgame, _kernel, _kernel_ties, _probe
+    from . import _endgame, _kernel, _kernel_ties, _lookahead, _probe
 
-    for module in (_kernel, _kernel_ties, _probe, _endgame, _engine()):
+    for module in (_kernel, _kernel_ties, _probe, _lookahead, _endgame, _engine()):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and value._cache is not None:
                 value._cache.flush()
@@ -274,6 +285,10 @@ def warm() -> None:
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     layouts = np.flatnonzero(game.mine.reshape(-1))[None, :]
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64)))
+    looking = (0.1, 0.1, 0.2)  # (csp-lookahead's engine)
+    safest = lambda solution: solution.best_move  # noqa: E731
+    play_turns(CompiledGame(Game(9, 9, 10, seed=0, layout=game.mine), looking), safest)
+    play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64), looking), safest)
     empty = Board(np.full((9, 9), COVERED, dtype=np.int8), 10)
     compiled.solve_small(empty)
     compiled.probe(empty, np.full((9, 9), 10 / 81), math.comb(81, 10), (0, 0), None, 0.1, 0.2)

@@ -218,7 +218,7 @@ def play_batch(config: RunConfig, indices: list[int]) -> list[GameResult]:
     if player is None:
         player = _PLAYER_CACHE[key] = get_player(config.strategy, **config.options)
     if len(indices) > 1 and player.plays_batches(config.rows, config.cols, len(indices)):
-        return _on_engine(config, indices)
+        return _on_engine(player, config, indices)
     return [play_game(player, config, i) for i in indices]
 
 
@@ -229,16 +229,15 @@ def play_on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
     batch's time (the engine does not time games one by one).
 
     Raises:
-        InvalidInputError: See :func:`_check_games`.
+        InvalidInputError: See :func:`_check_games`, or the strategy does not play in
+            batches (:meth:`~mscsp.players.Player.play_layouts`).
     """
     indices = list(indices)
     _check_games(config, indices)
-    return _on_engine(config, indices)
+    return _on_engine(get_player(config.strategy, **config.options), config, indices)
 
 
-def _on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
-    from .compiled_play import CompiledBatch, play_turns
-
+def _on_engine(player: Player, config: RunConfig, indices: list[int]) -> list[GameResult]:
     if not indices:
         return []
 
@@ -259,15 +258,12 @@ def _on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
         rng = np.random.default_rng(game_seed(config.seed, index, LAYOUT))
         layouts[k] = draw_mines(rng, candidates, config.mines)
         firsts[k] = r * cols + c
-    batch = CompiledBatch(config.rows, config.cols, layouts, firsts)
-    play_turns(batch)
+    results = player.play_layouts(config.rows, config.cols, layouts, firsts)
     seconds = (time.perf_counter() - start) / len(indices)
     safe_cells = max(config.rows * config.cols - config.mines, 1)
     return [
         GameResult(index, bool(won), revealed / safe_cells, int(moves), int(guesses), seconds)
-        for index, (won, revealed, moves, guesses) in zip(
-            indices, batch.results.tolist(), strict=True
-        )
+        for index, (won, revealed, moves, guesses) in zip(indices, results.tolist(), strict=True)
     ]
 
 

@@ -18,6 +18,7 @@ from .base import Player
 from .best import BestPlayer
 from .csp import CspEdgePlayer, CspMinProbPlayer, CspRandomPlayer
 from .limited import CspLimitedPlayer
+from .lookahead import LookaheadPlayer
 from .probability import ProbabilityPlayer
 from .rules import RulesPlayer
 from .search import SearchPlayer
@@ -33,6 +34,7 @@ PLAYERS: dict[str, type[Player]] = {
         CspMinProbPlayer,
         CspEdgePlayer,
         CspLimitedPlayer,
+        LookaheadPlayer,
         BestPlayer,
         SearchPlayer,
     )

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..board import COVERED, FLAG, Board, neighbour_sum
+from ..errors import InvalidInputError
 from ..game import Game
 from ..session import MineMemory  # noqa: F401 - the players' import of it
 
@@ -48,9 +49,24 @@ class Player(ABC):
 
     def plays_batches(self, rows: int, cols: int, games: int) -> bool:
         """Whether ``games`` games of a rows x cols board may be played all at once on the
-        compiled engine (:class:`mscsp.compiled_play.CompiledBatch`): the same games as
-        :meth:`play` plays, for a player whose every move the engine makes itself."""
+        compiled engine (:meth:`play_layouts`): the same games as :meth:`play` plays, for a
+        player whose moves the engine makes itself (but for rare turns it hands back)."""
         return False
+
+    def play_layouts(
+        self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray
+    ) -> np.ndarray:
+        """Plays the games of ``layouts`` (games x mines, row-major cells), first clicks
+        ``firsts`` (row-major cells), all at once on the compiled engine.
+
+        Returns:
+            Per game: won, safe cells uncovered, cells clicked (the first included) and
+            guesses.
+
+        Raises:
+            InvalidInputError: The player does not play on the engine's batches.
+        """
+        raise InvalidInputError(f"strategy {self.name!r} does not play games in batches")
 
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
         """Plays ``game``, its first click made, to the end: each turn's cells are revealed

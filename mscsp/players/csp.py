@@ -15,6 +15,7 @@ safe cells are revealed before the next solve.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -79,22 +80,61 @@ class CspPlayer(Player):
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         """The cell to try when no covered cell is certainly safe."""
 
+    def engine_lookahead(self) -> tuple[float, float, float] | None:
+        """The settings (tolerance, progress weight, blend) of the look-ahead the compiled
+        engine guesses by where it can (``csp-lookahead``'s, :mod:`mscsp._lookahead`);
+        ``None``: the engine hands every guess to :meth:`guess` (unless
+        :attr:`engine_guesses`)."""
+        return None
+
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
         """Plays ``game`` as :meth:`next_moves` would, on the compiled engine where it can
         (:mod:`mscsp.compiled_play`): the engine plays every turn that needs no guess, and
-        hands the guesses to :meth:`guess` (unless :attr:`engine_guesses`)."""
+        hands the guesses to :meth:`guess` (unless it makes them itself)."""
         if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
             return super().play(game, rng)
-        played = compiled_play.CompiledGame(game)
+        played = compiled_play.CompiledGame(game, self.engine_lookahead())
+        return compiled_play.play_turns(played, self._python_guess(played, game.board, rng))
+
+    def _python_guess(
+        self,
+        played: compiled_play._Engine,
+        board: Callable[[], Board],
+        rng: np.random.Generator | None,
+    ) -> Callable[[Solution], Cell] | None:
+        """The guess of the turns the engine hands back (``board``: the position, proven
+        mines not flagged); ``None`` where the engine makes every guess itself."""
+        if self.engine_guesses:
+            return None
 
         def guess(solution: Solution) -> Cell:
-            board = game.board()
+            now = board()
             # The memory of proven mines, as infer leaves it (its numbers counted only if
             # the guess asks for them).
-            self.memory.adopt(board, played.known_flat())
-            return self.guess(board, solution, rng)
+            self.memory.adopt(now, played.known_flat())
+            return self.guess(now, solution, rng)
 
-        return compiled_play.play_turns(played, None if self.engine_guesses else guess)
+        return guess
+
+    def plays_batches(self, rows: int, cols: int, games: int) -> bool:
+        return (
+            (self.engine_guesses or self.engine_lookahead() is not None)
+            and self.backend.inner.name == DEFAULT_BACKEND
+            and compiled_play.batch_usable(rows, cols, games)
+        )
+
+    def play_layouts(
+        self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray
+    ) -> np.ndarray:
+        if not self.engine_guesses and self.engine_lookahead() is None:
+            return super().play_layouts(rows, cols, layouts, firsts)
+        batch = compiled_play.CompiledBatch(rows, cols, layouts, firsts, self.engine_lookahead())
+
+        def position() -> Board:
+            return Board(batch.view.reshape(rows, cols).copy(), batch.mines)
+
+        compiled_play.play_turns(batch, self._python_guess(batch, position, None))
+        return batch.results
 
 
 class CspRandomPlayer(CspPlayer):
@@ -115,11 +155,6 @@ class CspMinProbPlayer(CspPlayer):
 
     name = "csp-minprob"
     engine_guesses = True
-
-    def plays_batches(self, rows: int, cols: int, games: int) -> bool:
-        return self.backend.inner.name == DEFAULT_BACKEND and compiled_play.batch_usable(
-            rows, cols, games
-        )
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         return solution.best_move

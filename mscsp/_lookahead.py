@@ -1,0 +1,153 @@
+"""The compiled guess of ``csp-lookahead`` (numba; loaded with :mod:`mscsp._engine`).
+
+:func:`guess` is :meth:`mscsp.players.lookahead.LookaheadPlayer.guess` on the engine's
+arrays, for the position the engine stopped at: the same candidates (living cells near the
+safest, a few unconstrained representatives), the same probes (:func:`mscsp._probe.
+probe_cells`) and the same choice (the best score, then a safer cell the chosen one implies
+safe or shares as the next click). Where a probe needs Python (a component too large for
+the kernel), it hands the whole guess back.
+
+Exact odds order the candidates where the kernel counted the position in 64 bits; where the
+counts needed Python integers, its floating-point map does (within about 1e-14 of the exact
+odds), so two cells whose exact odds differ by less than that may be ordered apart from
+the Python player.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._kernel_status import APPROX, DONE, SURE_MINE
+from ._probe import EPS, _is_dead, probe_cells, weight_of
+from ._regions import fewest_covered
+from .board import COVERED, FLAG
+
+# The look-ahead's settings, in the array the engine is given (``params``).
+TOLERANCE = 0
+WEIGHT = 1  # the score's weight of progress
+BLEND = 2  # the next click's weight of the second-safest cell
+#: Unconstrained cells probed as representatives of all of them.
+REPRESENTATIVES = 3
+#: :func:`guess`'s answer where Python must guess.
+PYTHON = -1
+
+
+@njit(cache=True)
+def _candidates(cells, rows, cols, safety, free, bound, mines):
+    """``LookaheadPlayer.candidates``: the living constrained cells at least ``bound``
+    safe, safest first (row-major among equals), with a few unconstrained representatives
+    where they are that safe; else every living cell; else the safest constrained cell.
+    Empty where nothing is covered (never in a guess)."""
+    n = rows * cols
+    ranked = np.flatnonzero((safety >= 0.0) & ~free)
+    ranked = ranked[np.argsort(-safety[ranked], kind="mergesort")]  # (stable: row-major)
+    living = np.empty(len(ranked), dtype=np.int64)
+    n_living = 0
+    for k in ranked:
+        if not _is_dead(cells, mines, rows, cols, k):
+            living[n_living] = k
+            n_living += 1
+    living = living[:n_living]
+    some_free = False
+    free_safety = -1.0
+    for i in range(n):
+        if free[i] and safety[i] >= 0.0:
+            some_free = True
+            free_safety = safety[i]
+    reps = np.empty(REPRESENTATIVES, dtype=np.int64)
+    n_reps = 0
+    if some_free:
+        n_reps = fewest_covered(cells, free & (safety >= 0.0), rows, cols, reps)
+    chosen = living[safety[living] >= bound]
+    if some_free and free_safety >= bound:
+        at = 0
+        for k in chosen:
+            at += safety[k] > free_safety
+        return np.concatenate((chosen[:at], reps[:n_reps], chosen[at:]))
+    if len(chosen):
+        return chosen
+    if n_living or n_reps:
+        return np.concatenate((living, reps[:n_reps]))
+    return ranked[:1]
+
+
+@njit(cache=True)
+def guess(exact, scratch, known, rows, cols, mines, params, probe_scratch):
+    """The look-ahead's guess (a flat cell) where the engine stopped at one, or
+    :data:`PYTHON`.
+
+    Args:
+        exact: Whether the kernel's answer in ``scratch`` is exact (``DONE``; else its
+            floating-point map, ``APPROX``).
+        scratch: The engine's arrays (:func:`mscsp._engine.play`), the kernel's answer for
+            the position and the board it solved.
+        known: The proven mines, completed here from the answer.
+        params: The look-ahead's settings (:data:`TOLERANCE`, ...).
+        probe_scratch: The kernel's arrays for the probes (:func:`mscsp.compiled.scratch`).
+    """
+    out, probs, free_cells, odds, flagged = scratch[:5]
+    n = rows * cols
+    now = probs.reshape(-1)
+    free = free_cells.reshape(-1).copy()
+    cells = flagged.copy()
+    for i in range(n):
+        if cells[i] == COVERED:
+            proven = odds[i] == odds[n + i] if exact else (odds[n + i] & SURE_MINE) != 0
+            if proven:
+                known[i] = 1
+                cells[i] = FLAG
+    safety = np.full(n, -1.0)
+    top = -1.0
+    mines_now = np.zeros(n, dtype=np.bool_)
+    # On the floating-point map, cells the kernel found to have exactly equal odds (one
+    # class, ``odds[i]``) take one value, so that they tie as they do on exact odds.
+    shared = np.full(n + 1, -1.0)
+    for i in range(n):
+        if cells[i] == COVERED:
+            safety[i] = 1.0 - now[i]
+            if not exact and odds[i] >= 0:
+                if shared[odds[i]] < 0.0:
+                    shared[odds[i]] = safety[i]
+                safety[i] = shared[odds[i]]
+            top = max(top, safety[i])
+            mines_now[i] = now[i] == 1.0
+        else:
+            free[i] = False
+            mines_now[i] = cells[i] == FLAG
+    which = _candidates(cells, rows, cols, safety, free, (1.0 - params[TOLERANCE]) * top, mines_now)
+    if len(which) == 0:
+        return PYTHON
+    x, e = weight_of(DONE if exact else APPROX, out)
+    found = np.empty((len(which), 5))
+    implied = np.empty((len(which), n), dtype=np.bool_)
+    weight, blend = params[WEIGHT], params[BLEND]
+    done, _ = probe_cells(
+        cells, rows, cols, mines, which, np.ones(len(which)), now, x, e, np.nan, 0.0, weight,
+        blend, found, implied, probe_scratch,
+    )  # fmt: skip
+    if done < len(which):
+        return PYTHON  # (Python probes the cell the kernel handed back)
+    chosen = -1
+    score = 0.0
+    for j in range(len(which)):
+        if found[j, 2] and found[j, 3] > 1:  # complete, and living
+            value = found[j, 0] + weight * found[j, 1]
+            if chosen < 0 or value > score + EPS:
+                chosen, score = j, value
+    if chosen < 0:  # only dead cells: the first
+        return which[0]
+    cell = which[chosen]
+    # A safer cell that the chosen one being safe implies safe goes first, the safest
+    # (row-major among equals); else the chosen click's one safest next cell, if safer.
+    safer = -1
+    for i in range(n):
+        better = implied[chosen, i] and i != cell and safety[i] > safety[cell] + EPS
+        if better and (safer < 0 or safety[i] > safety[safer]):
+            safer = i
+    if safer >= 0:
+        return safer
+    following = int(found[chosen, 4])
+    if following >= 0 and safety[following] > safety[cell] + EPS:
+        return following
+    return cell

@@ -1,0 +1,80 @@
+"""``csp-lookahead``: the compiled engine's look-ahead guesses (``mscsp._lookahead``) are the
+Python player's, game for game, on every preset and on the pure path."""
+
+from __future__ import annotations
+
+import pytest
+
+from mscsp import compiled
+from mscsp.errors import InvalidInputError
+from mscsp.game import PRESETS
+from mscsp.harness import RunConfig, play_game, play_on_engine
+from mscsp.players import PLAYERS, get_player
+from mscsp.players.lookahead import LookaheadPlayer
+
+pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled engine needs numba")
+
+
+class PythonGuesses(LookaheadPlayer):
+    """``csp-lookahead`` whose every guess Python makes (the engine plays the rest)."""
+
+    def engine_lookahead(self) -> None:
+        return None
+
+
+def _results(results: list) -> list[tuple]:
+    return [(r.index, r.won, r.cleared, r.moves, r.guesses) for r in results]
+
+
+@pytest.mark.parametrize(
+    ("preset", "indices", "first_click", "first_move"),
+    [
+        ("beginner", range(120), "safe", "corner"),
+        ("intermediate", range(60), "opening", "center"),
+        # (game 274 has a guess whose probe the kernel hands back to Python)
+        ("expert", [*range(30), 274], "safe", "corner"),
+    ],
+)
+def test_the_engines_look_ahead_plays_the_python_players_games(
+    preset, indices, first_click, first_move
+):
+    """Batches on the engine, its look-ahead guessing, play the games of the player whose
+    every guess is made in Python."""
+    config = RunConfig(
+        "csp-lookahead", *PRESETS[preset], seed=3, first_click=first_click, first_move=first_move
+    )
+    compiled.load()
+    batch = play_on_engine(config, list(indices))
+    player = PythonGuesses()
+    by_python = [play_game(player, config, i) for i in indices]
+    assert _results(batch) == _results(by_python)
+    assert {r.won for r in batch} == {True, False}
+    assert sum(r.guesses for r in batch) >= 20  # (many look-aheads compared)
+
+
+def test_the_engines_look_ahead_plays_the_pure_players_games():
+    """One game at a time on the engine, and on the pure path (numba off), the same games."""
+    config = RunConfig("csp-lookahead", *PRESETS["beginner"], seed=8)
+    compiled.load()
+    player = get_player("csp-lookahead")
+    on_engine = [play_game(player, config, i) for i in range(40)]
+    saved = compiled.enabled
+    compiled.enabled = False
+    try:
+        pure = [play_game(player, config, i) for i in range(40)]
+    finally:
+        compiled.enabled = saved
+    assert _results(on_engine) == _results(pure)
+
+
+def test_it_sits_between_csp_minprob_and_best_in_the_registry():
+    names = list(PLAYERS)
+    assert names.index("csp-minprob") < names.index("csp-lookahead") < names.index("best")
+    assert get_player("csp-lookahead", tolerance=0.05).engine_lookahead() == (0.05, 0.1, 0.2)
+
+
+def test_a_strategy_that_plays_no_batches_is_refused_by_play_on_engine():
+    """``play_on_engine`` once played csp-minprob's games whatever the strategy named."""
+    config = RunConfig("best", *PRESETS["beginner"], seed=1)
+    with pytest.raises(InvalidInputError, match="does not play games in batches"):
+        play_on_engine(config, [0, 1])
