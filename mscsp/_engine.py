@@ -343,9 +343,9 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
 
 
 @njit(cache=True)
-def play_looking(view, numbers, cols, mines, known, st, clicks, nbrs, params, scratch):
+def play_looking(view, numbers, cols, mines, known, st, clicks, nbrs, looking, scratch):
     """Plays as :func:`play` does, guessing by the look-ahead of ``csp-lookahead``
-    (:func:`mscsp._lookahead.guess`, settings ``params``), until the game ends
+    (:func:`mscsp._lookahead.guess`, its settings and memory ``looking``), until the game ends
     (:data:`OVER`) or Python must decide a turn (the kernel's status; on a guess it hands
     back, :data:`DONE` or :data:`COUNTED` with the position's answer in ``scratch``)."""
     n = len(view)
@@ -363,7 +363,7 @@ def play_looking(view, numbers, cols, mines, known, st, clicks, nbrs, params, sc
         if status != GUESS and status != COUNTED:
             return status
         exact = status == GUESS
-        cell = guess(exact, scratch, known, rows, cols, mines, params, probe_scratch)
+        cell = guess(exact, scratch, known, rows, cols, mines, looking, probe_scratch)
         if cell == PYTHON:
             return DONE if exact else COUNTED
         st[GUESSES] += 1
@@ -391,9 +391,9 @@ def _lay_out(mine_cells, numbers, cols):
 
 
 @njit(cache=True)
-def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch, params):
+def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch, looking):
     """Plays the games of a batch as :func:`play` does (as :func:`play_looking` does with
-    the look-ahead's settings ``params``; empty: not), one after the other, until all are
+    the look-ahead's ``looking``; its settings empty: not), one after the other, until all are
     over (:data:`OVER`) or Python must decide a turn (the kernel's status; the game stays in
     ``game`` and the call after Python's move goes on with it).
 
@@ -420,9 +420,9 @@ def play_games(layouts, firsts, cols, cursor, results, game, nbrs, scratch, para
         if not over:
             mines = layouts.shape[1]
             no = mines < 0  # (False, typed as a run-time bool: see play's ``yes``)
-            if len(params):
+            if len(looking[0]):
                 status = play_looking(
-                    view, numbers, cols, mines, known, st, clicks, nbrs, params, scratch
+                    view, numbers, cols, mines, known, st, clicks, nbrs, looking, scratch
                 )
             else:
                 status = play(view, numbers, cols, mines, known, st, clicks, nbrs, no, no, scratch)

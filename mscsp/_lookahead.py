@@ -27,10 +27,15 @@ from .board import COVERED, FLAG
 TOLERANCE = 0
 WEIGHT = 1  # the score's weight of progress
 BLEND = 2  # the next click's weight of the second-safest cell
-#: Unconstrained cells probed as representatives of all of them.
+#: Unconstrained cells probed as representatives of all of them (as ``best``'s).
 REPRESENTATIVES = 3
 #: :func:`guess`'s answer where Python must guess.
 PYTHON = -1
+#: Positions with at most this many cells not covered (numbers and flags) are remembered
+#: with their guess (``memo``): every game starts in a few of them.
+MEMO_OPEN = 16
+#: Slots of the memory (positions remembered, at most three quarters of them).
+MEMO_SLOTS = 4096
 
 
 @njit(cache=True)
@@ -73,7 +78,73 @@ def _candidates(cells, rows, cols, safety, free, bound, mines):
 
 
 @njit(cache=True)
-def guess(exact, scratch, known, rows, cols, mines, params, probe_scratch):
+def _open_corner(free, rows, cols, cell):
+    """Whether ``cell`` is a corner of the board whose 3 x 3 block is all unconstrained
+    covered cells (``free``)."""
+    r, c = cell // cols, cell % cols
+    if rows < 6 or cols < 6 or (r != 0 and r != rows - 1) or (c != 0 and c != cols - 1):
+        return False
+    for dr in range(3):
+        for dc in range(3):
+            rr = r + dr if r == 0 else r - dr
+            cc = c + dc if c == 0 else c - dc
+            if not free[rr * cols + cc]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _without_twins(which, free, rows, cols):
+    """``which`` without the open corners (:func:`_open_corner`) after the first. Probing
+    one open corner is probing any: the board around each is the same up to a reflection,
+    and nothing within reach of its number differs, so every outcome is as likely, as
+    safe after and as informative; their scores tie (to rounding far below the look-ahead's
+    ties), and a tie goes to the first."""
+    keep = np.ones(len(which), dtype=np.bool_)
+    seen = False
+    for j in range(len(which)):
+        if _open_corner(free, rows, cols, which[j]):
+            keep[j] = not seen
+            seen = True
+    return which[keep]
+
+
+@njit(cache=True)
+def _memo_key(cells):
+    """The position's key: how many cells are not covered, then each as ``16 * cell +
+    code + 2``; empty where more than :data:`MEMO_OPEN` are."""
+    key = np.zeros(MEMO_OPEN + 1, dtype=np.int64)
+    for i in range(len(cells)):
+        if cells[i] != COVERED:
+            key[0] += 1
+            if key[0] > MEMO_OPEN:
+                return key[:0]
+            key[key[0]] = 16 * i + cells[i] + 2
+    return key
+
+
+@njit(cache=True)
+def _memo_slot(keys, key):
+    """The slot of ``key`` in the memory (open addressing): where it is, or the empty slot
+    where it goes (-1: the memory is full)."""
+    h = np.int64(1469598103934665603)  # (FNV-1a; int64 products wrap around)
+    for q in range(key[0] + 1):
+        h = (h ^ key[q]) * np.int64(1099511628211)
+    slot = (h & np.int64(0x7FFFFFFFFFFFFFFF)) % len(keys)
+    for _ in range(len(keys)):
+        if keys[slot, 0] == 0:
+            return slot
+        same = True
+        for q in range(key[0] + 1):
+            same &= keys[slot, q] == key[q]
+        if same:
+            return slot
+        slot = (slot + 1) % len(keys)
+    return -1
+
+
+@njit(cache=True)
+def guess(exact, scratch, known, rows, cols, mines, looking, probe_scratch):
     """The look-ahead's guess (a flat cell) where the engine stopped at one, or
     :data:`PYTHON`.
 
@@ -83,13 +154,14 @@ def guess(exact, scratch, known, rows, cols, mines, params, probe_scratch):
         scratch: The engine's arrays (:func:`mscsp._engine.play`), the kernel's answer for
             the position and the board it solved.
         known: The proven mines, completed here from the answer.
-        params: The look-ahead's settings (:data:`TOLERANCE`, ...).
+        looking: The look-ahead's settings (:data:`TOLERANCE`, ...) and its memory of the
+            guesses in positions with few cells uncovered (keys and cells, see
+            :func:`_memo_key`), one per board size and mine count.
         probe_scratch: The kernel's arrays for the probes (:func:`mscsp.compiled.scratch`).
     """
+    params, keys, remembered = looking
     out, probs, free_cells, odds, flagged = scratch[:5]
     n = rows * cols
-    now = probs.reshape(-1)
-    free = free_cells.reshape(-1).copy()
     cells = flagged.copy()
     for i in range(n):
         if cells[i] == COVERED:
@@ -97,6 +169,34 @@ def guess(exact, scratch, known, rows, cols, mines, params, probe_scratch):
             if proven:
                 known[i] = 1
                 cells[i] = FLAG
+    # (The guess depends on the position alone: the flagged board, the mines, the settings.)
+    key = _memo_key(cells)
+    slot = _memo_slot(keys, key) if len(key) else -1
+    if slot >= 0 and keys[slot, 0]:
+        return remembered[slot]
+    now, free = probs.reshape(-1), free_cells.reshape(-1)
+    cell = _choose(exact, out, now, odds, free, cells, rows, cols, mines, params, probe_scratch)
+    if slot >= 0 and cell != PYTHON and 4 * _memo_used(keys) < 3 * len(keys):
+        keys[slot] = key
+        remembered[slot] = cell
+    return cell
+
+
+@njit(cache=True)
+def _memo_used(keys):
+    """Slots of the memory in use (counted at each store: stores are few)."""
+    used = 0
+    for slot in range(len(keys)):
+        used += keys[slot, 0] != 0
+    return used
+
+
+@njit(cache=True)
+def _choose(exact, out, now, odds, free_cells, cells, rows, cols, mines, params, probe_scratch):
+    """:func:`guess` on the board ``cells`` with its proven mines flagged (``now``: the
+    probability map, ``free_cells``: the cells next to no number)."""
+    n = rows * cols
+    free = free_cells.copy()
     safety = np.full(n, -1.0)
     top = -1.0
     mines_now = np.zeros(n, dtype=np.bool_)
@@ -115,9 +215,11 @@ def guess(exact, scratch, known, rows, cols, mines, params, probe_scratch):
         else:
             free[i] = False
             mines_now[i] = cells[i] == FLAG
-    which = _candidates(cells, rows, cols, safety, free, (1.0 - params[TOLERANCE]) * top, mines_now)
+    bound = (1.0 - params[TOLERANCE]) * top
+    which = _candidates(cells, rows, cols, safety, free, bound, mines_now)
     if len(which) == 0:
         return PYTHON
+    which = _without_twins(which, free, rows, cols)
     x, e = weight_of(DONE if exact else APPROX, out)
     found = np.empty((len(which), 5))
     implied = np.empty((len(which), n), dtype=np.bool_)

@@ -56,17 +56,41 @@ def _neighbours(rows: int, cols: int) -> np.ndarray:
     return neighbour_counts(rows, cols).reshape(-1).astype(np.int64)
 
 
+class Lookahead:
+    """The settings of ``csp-lookahead``'s guess on the engine (:mod:`mscsp._lookahead`) and
+    its memory of the guesses in the first positions of games, for one board size and mine
+    count (the games of a run start in a few positions: each is looked ahead once).
+
+    Args:
+        settings: Tolerance, progress weight and blend (see
+            :class:`~mscsp.players.lookahead.LookaheadPlayer`).
+    """
+
+    def __init__(self, settings: tuple[float, float, float]):
+        from . import _lookahead  # (numba's: the engine is loaded by then)
+
+        self.settings = np.array(settings, dtype=np.float64)
+        self.keys = np.zeros((_lookahead.MEMO_SLOTS, _lookahead.MEMO_OPEN + 1), dtype=np.int64)
+        self.cells = np.zeros(_lookahead.MEMO_SLOTS, dtype=np.int64)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the engine is given."""
+        return self.settings, self.keys, self.cells
+
+
+#: What the engine is given where it does not look ahead.
+_NOT_LOOKING = (np.empty(0), np.empty((0, 1), dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
 class _Engine:
     """The arrays the engine plays a game in (a board of ``rows`` x ``cols`` with ``mines``),
     and the turns Python decides on them (see :func:`play_turns`)."""
 
-    def __init__(
-        self, rows: int, cols: int, mines: int, lookahead: tuple[float, ...] | None = None
-    ):
+    def __init__(self, rows: int, cols: int, mines: int, lookahead: Lookahead | None = None):
         engine = _engine()
         self.rows, self.cols, self.mines = rows, cols, mines
-        # The look-ahead's settings where the engine guesses by it (``csp-lookahead``).
-        self.lookahead = np.array(lookahead or (), dtype=np.float64)
+        # Where the engine guesses by the look-ahead (``csp-lookahead``).
+        self.lookahead = _NOT_LOOKING if lookahead is None else lookahead.arrays()
         n = rows * cols
         self.known = np.zeros(n, dtype=np.uint8)
         self.state = np.zeros(engine.FIELDS, dtype=np.int64)
@@ -127,11 +151,11 @@ class CompiledGame(_Engine):
 
     Args:
         game: A game whose first click is made (its mines are placed).
-        lookahead: The look-ahead's settings (tolerance, progress weight, blend) where the
-            engine guesses by it (``csp-lookahead``); ``None``: it does not.
+        lookahead: Where the engine guesses by the look-ahead (``csp-lookahead``), its
+            settings and memory for this board size and mine count; ``None``: it does not.
     """
 
-    def __init__(self, game: Game, lookahead: tuple[float, float, float] | None = None):
+    def __init__(self, game: Game, lookahead: Lookahead | None = None):
         super().__init__(game.rows, game.cols, game.mines, lookahead)
         engine = _engine()
         self.game = game
@@ -153,7 +177,7 @@ class CompiledGame(_Engine):
             return False
         game = (self.view, self.numbers, self.cols, self.mines, self.known, self.state)
         nbrs = _neighbours(self.rows, self.cols)
-        if len(self.lookahead):
+        if len(self.lookahead[0]):
             self.status = engine.play_looking(
                 *game, self.clicks, nbrs, self.lookahead, self.scratch
             )
@@ -199,7 +223,7 @@ class CompiledBatch(_Engine):
         cols: int,
         layouts: np.ndarray,
         firsts: np.ndarray,
-        lookahead: tuple[float, float, float] | None = None,
+        lookahead: Lookahead | None = None,
     ):
         super().__init__(rows, cols, layouts.shape[1], lookahead)
         self.layouts = np.ascontiguousarray(layouts, dtype=np.int64)
@@ -285,7 +309,7 @@ def warm() -> None:
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     layouts = np.flatnonzero(game.mine.reshape(-1))[None, :]
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64)))
-    looking = (0.1, 0.1, 0.2)  # (csp-lookahead's engine)
+    looking = Lookahead((0.1, 0.1, 0.2))  # (csp-lookahead's engine)
     safest = lambda solution: solution.best_move  # noqa: E731
     play_turns(CompiledGame(Game(9, 9, 10, seed=0, layout=game.mine), looking), safest)
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64), looking), safest)

@@ -3,6 +3,7 @@ Python player's, game for game, on every preset and on the pure path."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mscsp import compiled
@@ -10,6 +11,7 @@ from mscsp.errors import InvalidInputError
 from mscsp.game import PRESETS
 from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import PLAYERS, get_player
+from mscsp.players.fifty import looming_fifties
 from mscsp.players.lookahead import LookaheadPlayer
 
 pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled engine needs numba")
@@ -18,8 +20,7 @@ pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled e
 class PythonGuesses(LookaheadPlayer):
     """``csp-lookahead`` whose every guess Python makes (the engine plays the rest)."""
 
-    def engine_lookahead(self) -> None:
-        return None
+    engine_looks_ahead = False
 
 
 def _results(results: list) -> list[tuple]:
@@ -70,7 +71,8 @@ def test_the_engines_look_ahead_plays_the_pure_players_games():
 def test_it_sits_between_csp_minprob_and_best_in_the_registry():
     names = list(PLAYERS)
     assert names.index("csp-minprob") < names.index("csp-lookahead") < names.index("best")
-    assert get_player("csp-lookahead", tolerance=0.05).engine_lookahead() == (0.05, 0.1, 0.2)
+    looking = get_player("csp-lookahead", tolerance=0.05).engine_lookahead(9, 9, 10)
+    assert looking.settings.tolist() == [0.05, 0.1, 0.2]
 
 
 def test_a_strategy_that_plays_no_batches_is_refused_by_play_on_engine():
@@ -78,3 +80,30 @@ def test_a_strategy_that_plays_no_batches_is_refused_by_play_on_engine():
     config = RunConfig("best", *PRESETS["beginner"], seed=1)
     with pytest.raises(InvalidInputError, match="does not play games in batches"):
         play_on_engine(config, [0, 1])
+
+
+def test_its_guess_is_bests_where_best_guesses_by_its_look_ahead():
+    """Where ``best`` guesses by its look-ahead (no 50/50 or endgame rule, no looming
+    50/50), ``csp-lookahead`` makes the same guess."""
+    config = RunConfig("csp-lookahead", *PRESETS["expert"], seed=5)
+    compiled.load()
+    best = get_player("best")
+    compared = 0
+
+    class Compared(PythonGuesses):
+        def guess(self, board, solution, rng):
+            nonlocal compared
+            cell = super().guess(board, solution, rng)
+            known = np.flatnonzero(self.memory.known(board).reshape(-1))
+            best.memory.adopt(board, known)
+            theirs, reason = best._guess(board, solution)
+            looming = looming_fifties(best.memory.flagged(board), solution)
+            if reason in ("lookahead", "dominated", "implied") and not looming:
+                assert cell == theirs
+                compared += 1
+            return cell
+
+    player = Compared()
+    for index in range(40):
+        play_game(player, config, index)
+    assert compared >= 20

@@ -10,7 +10,8 @@ in the corner. Run it alone on the machine::
         --rounds 3 --out bench/results/pseq.json
 
 Every program plays ``--games`` a run (10,000 by default, as the issue's targets say);
-``--best-games`` gives ``best`` fewer where a run must be short (its start-up, about 1.5 s,
+``--players`` names our strategies (``csp-minprob``, ``csp-lookahead`` and ``best`` by
+default); ``--best-games`` gives ``best`` fewer where a run must be short (its start-up, about 1.5 s,
 then weighs more: a tenth of a 1,500-game run).
 
 ``--busy N`` measures a busy machine instead: N processes spin (unpinned, at normal
@@ -96,6 +97,11 @@ def main() -> None:
     parser.add_argument(
         "--best-games", type=int, help="games a run of best (default: --games; 0: skip)"
     )
+    parser.add_argument(
+        "--players",
+        default="csp-minprob,csp-lookahead,best",
+        help="our strategies, comma-separated, each run after PSEQ in every round",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--core", type=int, default=1, help="the core every run is pinned to")
     parser.add_argument("--seed", type=int, default=0, help="our runs' seed (round r adds r)")
@@ -107,12 +113,14 @@ def main() -> None:
     args = parser.parse_args()
     binary = build(args.checkout.expanduser(), args.build)
     programs = [("PSEQ", lambda r: play_pseq(binary, args.games, args.core))]
-    programs.append(
-        ("csp-minprob", lambda r: play_ours("csp-minprob", args.games, args.core, args.seed + r))
-    )
-    best_games = args.games if args.best_games is None else args.best_games
-    if best_games:
-        programs.append(("best", lambda r: play_ours("best", best_games, args.core, args.seed + r)))
+    for strategy in args.players.split(","):
+        games = args.games if strategy != "best" or args.best_games is None else args.best_games
+        if games:
+
+            def play(r: int, strategy: str = strategy, games: int = games) -> dict:
+                return play_ours(strategy, games, args.core, args.seed + r)
+
+            programs.append((strategy, play))
     runs = []
     print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     busy = spinners(args.busy)

@@ -38,9 +38,11 @@ class CspPlayer(Player):
     Attributes:
         engine_guesses: Whether the guess is ``solution.best_move``, which the compiled
             engine then makes itself.
+        engine_looks_ahead: Whether the compiled engine guesses by :meth:`engine_lookahead`.
     """
 
     engine_guesses: ClassVar[bool] = False
+    engine_looks_ahead: ClassVar[bool] = False
 
     def __init__(self, backend: str = "dss"):
         # The session solves each turn's position from the clusters that changed; its
@@ -80,11 +82,10 @@ class CspPlayer(Player):
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         """The cell to try when no covered cell is certainly safe."""
 
-    def engine_lookahead(self) -> tuple[float, float, float] | None:
-        """The settings (tolerance, progress weight, blend) of the look-ahead the compiled
-        engine guesses by where it can (``csp-lookahead``'s, :mod:`mscsp._lookahead`);
-        ``None``: the engine hands every guess to :meth:`guess` (unless
-        :attr:`engine_guesses`)."""
+    def engine_lookahead(self, rows: int, cols: int, mines: int) -> compiled_play.Lookahead | None:
+        """The look-ahead the compiled engine guesses by on a rows x cols board with
+        ``mines`` (``csp-lookahead``'s, :mod:`mscsp._lookahead`); ``None``: the engine
+        hands every guess to :meth:`guess` (unless :attr:`engine_guesses`)."""
         return None
 
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
@@ -93,7 +94,8 @@ class CspPlayer(Player):
         hands the guesses to :meth:`guess` (unless it makes them itself)."""
         if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
             return super().play(game, rng)
-        played = compiled_play.CompiledGame(game, self.engine_lookahead())
+        lookahead = self.engine_lookahead(game.rows, game.cols, game.mines)
+        played = compiled_play.CompiledGame(game, lookahead)
         return compiled_play.play_turns(played, self._python_guess(played, game.board, rng))
 
     def _python_guess(
@@ -118,7 +120,7 @@ class CspPlayer(Player):
 
     def plays_batches(self, rows: int, cols: int, games: int) -> bool:
         return (
-            (self.engine_guesses or self.engine_lookahead() is not None)
+            (self.engine_guesses or self.engine_looks_ahead)
             and self.backend.inner.name == DEFAULT_BACKEND
             and compiled_play.batch_usable(rows, cols, games)
         )
@@ -126,9 +128,10 @@ class CspPlayer(Player):
     def play_layouts(
         self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray
     ) -> np.ndarray:
-        if not self.engine_guesses and self.engine_lookahead() is None:
+        lookahead = self.engine_lookahead(rows, cols, layouts.shape[1])
+        if not self.engine_guesses and lookahead is None:
             return super().play_layouts(rows, cols, layouts, firsts)
-        batch = compiled_play.CompiledBatch(rows, cols, layouts, firsts, self.engine_lookahead())
+        batch = compiled_play.CompiledBatch(rows, cols, layouts, firsts, lookahead)
 
         def position() -> Board:
             return Board(batch.view.reshape(rows, cols).copy(), batch.mines)

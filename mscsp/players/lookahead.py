@@ -11,6 +11,7 @@ call: between ``csp-minprob`` and ``best`` in strength, near the first in speed.
 
 from __future__ import annotations
 
+from .. import compiled_play
 from ..board import Board
 from ..probabilities import Solution
 from .base import Cell
@@ -29,6 +30,7 @@ class LookaheadPlayer(BestPlayer):
     """
 
     name = "csp-lookahead"
+    engine_looks_ahead = True
 
     def __init__(
         self,
@@ -38,9 +40,16 @@ class LookaheadPlayer(BestPlayer):
         blend: float = 0.2,
     ):
         super().__init__(backend, tolerance, progress_weight, blend, pseudo=False, looming=False)
+        self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
-    def engine_lookahead(self) -> tuple[float, float, float]:
-        return self.tolerance, self.progress_weight, self.blend
+    def engine_lookahead(self, rows: int, cols: int, mines: int) -> compiled_play.Lookahead | None:
+        if not self.engine_looks_ahead:
+            return None
+        key = (rows, cols, mines)
+        if key not in self._lookaheads:
+            settings = (self.tolerance, self.progress_weight, self.blend)
+            self._lookaheads[key] = compiled_play.Lookahead(settings)
+        return self._lookaheads[key]
 
     def _guess(self, board: Board, solution: Solution) -> tuple[Cell, str]:
         flagged = self.memory.flagged(board)
