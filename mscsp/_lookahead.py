@@ -220,6 +220,10 @@ def _choose(exact, out, now, odds, free_cells, cells, rows, cols, mines, params,
     if len(which) == 0:
         return PYTHON
     which = _without_twins(which, free, rows, cols)
+    if len(which) == 1 and top <= safety[which[0]] + EPS:
+        # A lone candidate that nothing is safer than is played whatever its probe says:
+        # the rules that could put another cell first want a safer one.
+        return which[0]
     x, e = weight_of(DONE if exact else APPROX, out)
     found = np.empty((len(which), 5))
     implied = np.empty((len(which), n), dtype=np.bool_)
