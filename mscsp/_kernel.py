@@ -40,6 +40,11 @@ _MAX_CELLS = 55
 #: per preset needs more, a 3x30 strip of numbers needs fewer, and giving up costs at
 #: most about 0.08 ms (3x40 and 3x50 strips).
 _MAX_NODES = 1 << 12
+#: The same for a player's solves (``approx`` set: the engine's turns, the look-ahead's
+#: probes), for which the pure path would first hand the turn back to Python: its merged
+#: search there and the way back cost 10-100 times more than counting the components of
+#: real games that need up to this many nodes (a few in a hundred expert games).
+_MAX_NODES_PLAYING = 1 << 16
 #: Largest weight whose counts convert to floats exactly (for the probability map).
 _EXACT_FLOAT = 1 << 53
 #: Floating-point terms below this may have lost digits to underflow (floats stop at about
@@ -193,9 +198,9 @@ def _convolve(a, b):
 
 
 @njit(cache=True)
-def _enumerate(sizes, cs, cg, ct, nc, counts, cell_counts):
+def _enumerate(sizes, cs, cg, ct, nc, counts, cell_counts, budget):
     """Counts one component (``dss._enumerate``): every consistent assignment of mines to
-    its groups, in group order, with the same DSS bounds. False past the node budget."""
+    its groups, in group order, with the same DSS bounds. False past ``budget`` nodes."""
     m = len(sizes)
     # Each group's constraints, with the cells each still has in the groups after it.
     plan_n = np.zeros(m, dtype=np.int64)
@@ -231,7 +236,7 @@ def _enumerate(sizes, cs, cg, ct, nc, counts, cell_counts):
         cur[d] = low
         top[d] = high
         nodes += 1
-        if nodes > _MAX_NODES:
+        if nodes > budget:
             return False
         if d == m - 1 or low > high:
             for x in range(low, high + 1):  # at the last group, each x left is a solution
@@ -690,7 +695,8 @@ def _finish(out, p, probs, odds, free, cells, left, groups, residual, comps, app
         cell_counts = np.zeros((m, length), dtype=np.int64)
         if comp_cells[k] > _MAX_CELLS:
             return FALLBACK
-        if not _enumerate(sizes, lcs, lcg, lct, nc, comp_counts[k], cell_counts):
+        budget = _MAX_NODES_PLAYING if approx else _MAX_NODES
+        if not _enumerate(sizes, lcs, lcg, lct, nc, comp_counts[k], cell_counts, budget):
             return FALLBACK
         for q in range(m):
             group_counts[comp_groups[g0 + q]] = cell_counts[q]

@@ -373,3 +373,40 @@ def test_one_process_compiles_at_a_time(tmp_path):
     )
     env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path)}  # (a lock of its own)
     assert _run(script, env).split("\n") == ["True False", "True"]
+
+
+def test_a_players_solves_count_components_beyond_the_node_budget_of_exact_answers():
+    """The engine's turns and the look-ahead's probes (``approx`` set) enumerate components
+    that the exact answers of ``solve`` leave to the pure path (more search nodes than its
+    budget), and their map is the pure path's (within 1e-9), with what is certain exact."""
+    from mscsp._kernel_status import APPROX, DONE, EXACT, FALLBACK, FLOAT_MAP, SURE_MINE
+
+    compiled.load()
+    kernel = compiled._kernel()
+    compared = 0
+    for seed in range(600):  # (at the guesses: the engine counts the rest itself)
+        game = Game(16, 30, 99, seed=seed)
+        game.reveal(0, 0)
+        played = compiled_play.CompiledGame(game)
+        while played.run(stop_at_guess=True):
+            board = played.board()
+            out, probs, free, odds = compiled.scratch(*board.shape)
+            cells = board.cells.reshape(-1)
+            args = (cells, *board.shape, board.mines, out, probs, free, odds, False)
+            if kernel(*args, EXACT) == FALLBACK:
+                status = kernel(*args, FLOAT_MAP)
+                assert status in (APPROX, DONE)
+                solution = solve(board)
+                covered = board.cells == COVERED
+                exact = solution.probabilities
+                assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
+                if status == APPROX:
+                    sure = (odds[cells.size :] & SURE_MINE) != 0
+                    assert np.array_equal(sure[covered.reshape(-1)], (exact == 1.0)[covered])
+                compared += 1
+            solution = played.solution()
+            played.remember(solution.mines)
+            played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+        if compared >= 2:
+            break
+    assert compared >= 2

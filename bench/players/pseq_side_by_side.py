@@ -11,8 +11,8 @@ in the corner. Run it alone on the machine::
 
 Every program plays ``--games`` a run (10,000 by default, as the issue's targets say);
 ``--players`` names our strategies (``csp-minprob``, ``csp-lookahead`` and ``best`` by
-default); ``--best-games`` gives ``best`` fewer where a run must be short (its start-up, about 1.5 s,
-then weighs more: a tenth of a 1,500-game run).
+default); ``--best-games`` gives ``best`` fewer where a run must be short (its start-up,
+about 1.5 s, then weighs more: a tenth of a 1,500-game run).
 
 ``--busy N`` measures a busy machine instead: N processes spin (unpinned, at normal
 priority) for the whole run, as other users' jobs would, and each run records the load.
