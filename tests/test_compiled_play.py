@@ -213,6 +213,22 @@ def test_what_if_on_the_kernel_gives_the_clusters_answer(monkeypatch):
     assert compared > 100
 
 
+def _guess_positions(seeds):
+    """The positions where csp-minprob guesses in expert games (first click in the corner)
+    of ``seeds``, each with the kernel's arguments for it (its scratch arrays fresh)."""
+    for seed in seeds:
+        game = Game(16, 30, 99, seed=seed)
+        game.reveal(0, 0)
+        played = compiled_play.CompiledGame(game)
+        while played.run(stop_at_guess=True):
+            board = played.board()
+            scratch = compiled.scratch(*board.shape)
+            yield board, (board.cells.reshape(-1), *board.shape, board.mines, *scratch, True)
+            solution = played.solution()
+            played.remember(solution.mines)
+            played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+
+
 def test_floating_point_odds_are_near_the_exact_ones():
     """Where the exact odds need Python integers, the kernel's ``approx`` map (rollouts)
     is within 1e-9 of them, its classes of equal odds are exact (the safest cells share
@@ -231,45 +247,35 @@ def test_floating_point_odds_are_near_the_exact_ones():
     compiled.load()
     kernel = compiled._kernel()
     compared = 0
-    for seed in range(4):
-        game = Game(16, 30, 99, seed=seed)
-        game.reveal(0, 0)
-        played = compiled_play.CompiledGame(game)
-        while played.run(stop_at_guess=True):
-            board = played.board()
-            out, probs, free, odds = compiled.scratch(*board.shape)
-            cells = board.cells.reshape(-1)
-            args = (cells, *board.shape, board.mines, out, probs, free, odds, True)
-            if kernel(*args, EXACT) == COUNTED:
-                assert kernel(*args, FLOAT_MAP) == APPROX
-                untied = (probs.copy(), odds[cells.size :].copy())
-                assert kernel(*args, FLOAT_TIED) == APPROX
-                assert np.array_equal(untied[0], probs, equal_nan=True)
-                assert np.array_equal(untied[1], odds[cells.size :])
-                solution = solve(board)
-                exact = solution.probabilities
-                covered = board.cells == COVERED
-                assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
-                # What the map says is certain, and which cells share their odds, is exact.
-                fractions = _fractions(solution)
-                shared = {}
-                for i in np.flatnonzero(covered):
-                    cell = divmod(int(i), board.cols)
-                    assert (odds[cells.size + i] == SURE_SAFE) == (fractions[cell] == 0)
-                    assert (odds[cells.size + i] == SURE_MINE) == (fractions[cell] == 1)
-                    if odds[i] >= 0:  # (-1: not trusted to order cells)
-                        assert shared.setdefault(int(odds[i]), fractions[cell]) == fractions[cell]
-                lowest = min(fractions[divmod(int(i), board.cols)] for i in np.flatnonzero(covered))
-                safest = {
-                    int(odds[i])
-                    for i in np.flatnonzero(covered)
-                    if fractions[divmod(int(i), board.cols)] == lowest
-                }
-                assert len(safest) == 1 or -1 in safest
-                compared += 1
-            solution = played.solution()
-            played.remember(solution.mines)
-            played.click(solution.safe or [solution.best_move], guess=not solution.safe)
+    for board, args in _guess_positions(range(4)):
+        cells, _, _, _, out, probs, free, odds, _ = args
+        if kernel(*args, EXACT) == COUNTED:
+            assert kernel(*args, FLOAT_MAP) == APPROX
+            untied = (probs.copy(), odds[cells.size :].copy())
+            assert kernel(*args, FLOAT_TIED) == APPROX
+            assert np.array_equal(untied[0], probs, equal_nan=True)
+            assert np.array_equal(untied[1], odds[cells.size :])
+            solution = solve(board)
+            exact = solution.probabilities
+            covered = board.cells == COVERED
+            assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
+            # What the map says is certain, and which cells share their odds, is exact.
+            fractions = _fractions(solution)
+            shared = {}
+            for i in np.flatnonzero(covered):
+                cell = divmod(int(i), board.cols)
+                assert (odds[cells.size + i] == SURE_SAFE) == (fractions[cell] == 0)
+                assert (odds[cells.size + i] == SURE_MINE) == (fractions[cell] == 1)
+                if odds[i] >= 0:  # (-1: not trusted to order cells)
+                    assert shared.setdefault(int(odds[i]), fractions[cell]) == fractions[cell]
+            lowest = min(fractions[divmod(int(i), board.cols)] for i in np.flatnonzero(covered))
+            safest = {
+                int(odds[i])
+                for i in np.flatnonzero(covered)
+                if fractions[divmod(int(i), board.cols)] == lowest
+            }
+            assert len(safest) == 1 or -1 in safest
+            compared += 1
     assert compared >= 4
     wins = {"exact": 0, "approx": 0}
     config = RunConfig("csp-minprob", *PRESETS["expert"], seed=3)
@@ -384,29 +390,19 @@ def test_a_players_solves_count_components_beyond_the_node_budget_of_exact_answe
     compiled.load()
     kernel = compiled._kernel()
     compared = 0
-    for seed in range(600):  # (at the guesses: the engine counts the rest itself)
-        game = Game(16, 30, 99, seed=seed)
-        game.reveal(0, 0)
-        played = compiled_play.CompiledGame(game)
-        while played.run(stop_at_guess=True):
-            board = played.board()
-            out, probs, free, odds = compiled.scratch(*board.shape)
-            cells = board.cells.reshape(-1)
-            args = (cells, *board.shape, board.mines, out, probs, free, odds, False)
-            if kernel(*args, EXACT) == FALLBACK:
-                status = kernel(*args, FLOAT_MAP)
-                assert status in (APPROX, DONE)
-                solution = solve(board)
-                covered = board.cells == COVERED
-                exact = solution.probabilities
-                assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
-                if status == APPROX:
-                    sure = (odds[cells.size :] & SURE_MINE) != 0
-                    assert np.array_equal(sure[covered.reshape(-1)], (exact == 1.0)[covered])
-                compared += 1
-            solution = played.solution()
-            played.remember(solution.mines)
-            played.click(solution.safe or [solution.best_move], guess=not solution.safe)
-        if compared >= 2:
-            break
+    for board, args in _guess_positions(range(600)):  # (the engine counts the rest)
+        cells, _, _, _, out, probs, free, odds, _ = args
+        if kernel(*args, EXACT) == FALLBACK:
+            status = kernel(*args, FLOAT_MAP)
+            assert status in (APPROX, DONE)
+            solution = solve(board)
+            covered = board.cells == COVERED
+            exact = solution.probabilities
+            assert np.allclose(probs[covered], exact[covered], rtol=0, atol=1e-9)
+            if status == APPROX:
+                sure = (odds[cells.size :] & SURE_MINE) != 0
+                assert np.array_equal(sure[covered.reshape(-1)], (exact == 1.0)[covered])
+            compared += 1
+            if compared >= 2:
+                break
     assert compared >= 2
