@@ -615,11 +615,16 @@ def _open_log(
 def _wait_for_engine(
     player: Player, config: RunConfig, games: int, on_compile: Callable[[], None] | None
 ) -> None:
-    """Waits for the engine's first compile where the run is long enough to gain by it."""
+    """Waits for the engine's first compile where the run is long enough to gain by it,
+    and loads the engine at once where it is compiled (the warm-up on the pure road is for
+    one-off solves: a look-ahead's first games there cost half a second)."""
     from . import compiled
 
     cells = config.rows * config.cols
-    if games * cells < WAIT_FOR_ENGINE or compiled.compiled_here():
+    if games * cells < WAIT_FOR_ENGINE:
+        return
+    if compiled.compiled_here():
+        compiled.load()
         return
     # (Starts the compile in the background where the player plays on the engine.)
     if not player.plays_batches(config.rows, config.cols, games) and compiled.compiling():
