@@ -95,6 +95,22 @@ def check_fraction(value: Any, name: str) -> float:
     return number
 
 
+def check_number(value: Any, name: str, low: float, high: float = math.inf) -> float:
+    """A finite number from ``low`` to ``high`` (both included), as a ``float``.
+
+    Raises:
+        InvalidTypeError: Not a number (a string, a bool...).
+        InvalidInputError: ``nan``, infinite, or outside the range.
+    """
+    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool):
+        raise InvalidTypeError(f"{name} must be a number, got {describe(value)}")
+    number = float(value)
+    if not (math.isfinite(number) and low <= number <= high):  # (nan fails both)
+        span = f">= {low:g}" if high == math.inf else f"from {low:g} to {high:g}"
+        raise InvalidInputError(f"{name} must be a finite number {span}, got {describe(value)}")
+    return number
+
+
 def check_max_solutions(value: Any, name: str = "max_solutions") -> int | None:
     """A cap on solutions: ``None`` (no cap) or an integer >= 1 (see :func:`check_int`)."""
     return None if value is None else check_int(value, name, minimum=1)

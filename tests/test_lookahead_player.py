@@ -107,3 +107,20 @@ def test_its_guess_is_bests_where_best_guesses_by_its_look_ahead():
     for index in range(40):
         play_game(player, config, index)
     assert compared >= 20
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"tolerance": -0.1}, "tolerance must be a finite number from 0 to 1"),
+        ({"tolerance": float("nan")}, "tolerance must be a finite number from 0 to 1"),
+        ({"blend": "0.2"}, "blend must be a number"),
+        ({"progress_weight": True}, "progress_weight must be a number"),
+        ({"progress_weight": float("inf")}, "progress_weight must be a finite number >= 0"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(options, words):
+    """Settings the engine would take on trust (it reads them as floats) are refused by
+    name, before any game."""
+    with pytest.raises(InvalidInputError, match=words):
+        get_player("csp-lookahead", **options)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import compiled_play
 from ..board import Board
 from ..probabilities import Solution
+from ..validate import check_number
 from .base import Cell
 from .best import BestPlayer
 
@@ -39,6 +40,9 @@ class LookaheadPlayer(BestPlayer):
         progress_weight: float = 0.1,
         blend: float = 0.2,
     ):
+        tolerance = check_number(tolerance, "tolerance", 0.0, 1.0)
+        progress_weight = check_number(progress_weight, "progress_weight", 0.0)
+        blend = check_number(blend, "blend", 0.0, 1.0)
         super().__init__(backend, tolerance, progress_weight, blend, pseudo=False, looming=False)
         self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
