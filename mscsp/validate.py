@@ -111,6 +111,39 @@ def check_number(value: Any, name: str, low: float, high: float = math.inf) -> f
     return number
 
 
+def check_layouts(rows: Any, cols: Any, layouts: Any, firsts: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Games given as their mines' cells (``layouts``, games x mines) and first clicks
+    (``firsts``), row-major on a rows x cols board, as contiguous ``int64`` arrays.
+
+    Raises:
+        InvalidTypeError: ``rows`` or ``cols`` not an integer, or the arrays not integers.
+        InvalidInputError: A board without cells, arrays of the wrong shape, a cell off the
+            board, a cell twice among a game's mines, or no safe cell left.
+    """
+    rows, cols = check_int(rows, "rows", 1), check_int(cols, "cols", 1)
+    layouts, firsts = np.asarray(layouts), np.asarray(firsts)
+    for name, array in (("layouts", layouts), ("firsts", firsts)):
+        if array.dtype.kind not in "iu":
+            raise InvalidTypeError(f"{name} must hold integers, got {array.dtype} values")
+    if layouts.ndim != 2 or firsts.shape != (len(layouts),):
+        raise InvalidInputError(
+            f"layouts must be games x mines and firsts one cell a game, got shapes "
+            f"{layouts.shape} and {firsts.shape}"
+        )
+    n = rows * cols
+    if layouts.shape[1] >= n:
+        raise InvalidInputError(f"{layouts.shape[1]} mines leave no safe cell of {n}")
+    for name, array in (("layouts", layouts), ("firsts", firsts)):
+        if array.size and (array.min() < 0 or array.max() >= n):
+            raise InvalidInputError(f"{name} holds a cell off the {rows}x{cols} board")
+    if layouts.shape[1] > 1 and (np.diff(np.sort(layouts, axis=1), axis=1) == 0).any():
+        raise InvalidInputError("a game's layout holds a cell twice")
+    return (
+        np.ascontiguousarray(layouts, dtype=np.int64),
+        np.ascontiguousarray(firsts, dtype=np.int64),
+    )
+
+
 def check_max_solutions(value: Any, name: str = "max_solutions") -> int | None:
     """A cap on solutions: ``None`` (no cap) or an integer >= 1 (see :func:`check_int`)."""
     return None if value is None else check_int(value, name, minimum=1)

@@ -124,3 +124,32 @@ def test_bad_settings_are_refused_in_one_line(options, words):
     name, before any game."""
     with pytest.raises(InvalidInputError, match=words):
         get_player("csp-lookahead", **options)
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "layouts", "firsts", "words"),
+    [
+        (9, 9, [[0, 0, 5]], [80], "holds a cell twice"),
+        (9, 9, [[0, 1, 81]], [80], "off the 9x9 board"),
+        (9, 9, [[0, 1, 2]], [-1], "off the 9x9 board"),
+        (9, 9, [[0, 1, 2]], [4, 5], "games x mines"),
+        (9, 9, [[0.0, 1.0, 2.0]], [4], "must hold integers"),
+        (2, 2, [[0, 1, 2, 3]], [0], "no safe cell"),
+        (0, 9, [[0]], [1], "rows"),
+        (100, 100, [[0]], [1], "at most 4096 cells"),
+    ],
+)
+@pytest.mark.parametrize("strategy", ["csp-minprob", "csp-lookahead"])
+def test_play_layouts_refuses_games_the_engine_cannot_read(
+    strategy, rows, cols, layouts, firsts, words
+):
+    """The engine reads layouts without bounds checks: ``play_layouts`` refuses bad ones
+    with the project's error, in one line."""
+    compiled.load()
+    with pytest.raises(InvalidInputError, match=words):
+        get_player(strategy).play_layouts(rows, cols, np.array(layouts), np.array(firsts))
+
+
+def test_play_layouts_is_refused_by_players_that_play_no_batches():
+    with pytest.raises(InvalidInputError, match="does not play games in batches"):
+        get_player("best").play_layouts(9, 9, np.array([[0]]), np.array([1]))

@@ -23,9 +23,11 @@ import numpy as np
 from .. import compiled_play
 from ..backends import DEFAULT_BACKEND
 from ..board import Board, neighbour_counts
+from ..errors import InvalidInputError
 from ..game import Game
 from ..probabilities import Solution
 from ..session import GameSession
+from ..validate import check_layouts
 from .base import Cell, Player, cells_of
 
 
@@ -128,9 +130,16 @@ class CspPlayer(Player):
     def play_layouts(
         self, rows: int, cols: int, layouts: np.ndarray, firsts: np.ndarray
     ) -> np.ndarray:
-        lookahead = self.engine_lookahead(rows, cols, layouts.shape[1])
-        if not self.engine_guesses and lookahead is None:
+        if not self.engine_guesses and not self.engine_looks_ahead:
             return super().play_layouts(rows, cols, layouts, firsts)
+        # (The engine reads them without bounds checks.)
+        layouts, firsts = check_layouts(rows, cols, layouts, firsts)
+        if rows * cols > compiled_play.MAX_CELLS:
+            raise InvalidInputError(
+                f"the engine plays boards of at most {compiled_play.MAX_CELLS} cells, "
+                f"not {rows}x{cols}"
+            )
+        lookahead = self.engine_lookahead(rows, cols, layouts.shape[1])
         batch = compiled_play.CompiledBatch(rows, cols, layouts, firsts, lookahead)
 
         def position() -> Board:
