@@ -5,12 +5,14 @@ arrives, and drops it (printing "Exception ignored") when that is inside a garba
 collector's callback or a finalizer: JAX has such a callback, so a run could swallow the
 interrupt and go on for hours. While :func:`kept` is in force, Ctrl-C still raises
 ``KeyboardInterrupt`` at once, and is also remembered, so that a run checking
-:func:`raise_if_pressed` between its items stops there all the same.
+:func:`raise_if_pressed` between its items stops there all the same (and the one Python
+drops is not reported as an error).
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,9 +41,18 @@ def kept() -> Iterator[None]:
         return
     _pressed.clear()
     signal.signal(signal.SIGINT, _on_ctrl_c)
+    before = sys.unraisablehook
+
+    def quiet(unraisable: Any) -> None:
+        # A Ctrl-C that Python drops is remembered above: no "Exception ignored" traceback.
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            before(unraisable)
+
+    sys.unraisablehook = quiet
     try:
         yield
     finally:
+        sys.unraisablehook = before
         signal.signal(signal.SIGINT, signal.default_int_handler)
         _pressed.clear()
 
