@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._condition import decode_base
 from ._kernel_status import APPROX, DONE, SURE_MINE
 from ._probe import EPS, _is_dead, probe_cells, weight_of
 from ._regions import fewest_covered
@@ -228,9 +229,10 @@ def _choose(exact, out, now, odds, free_cells, cells, rows, cols, mines, params,
     found = np.empty((len(which), 5))
     implied = np.empty((len(which), n), dtype=np.bool_)
     weight, blend = params[WEIGHT], params[BLEND]
+    base = decode_base(cells, mines, out)
     done, _ = probe_cells(
         cells, rows, cols, mines, which, np.ones(len(which)), now, x, e, np.nan, 0.0, weight,
-        blend, found, implied, probe_scratch,
+        blend, found, implied, probe_scratch, base, True,
     )  # fmt: skip
     if done < len(which):
         return PYTHON  # (Python probes the cell the kernel handed back)

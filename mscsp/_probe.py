@@ -1,10 +1,11 @@
 """The compiled probe behind ``best``'s look-ahead (numba; loaded by :mod:`mscsp.compiled`).
 
 :func:`probe` is :meth:`mscsp.players.best.BestPlayer.probe` for one cell, turn for turn:
-for every number the cell could show (likeliest first), the position is solved by the
-kernel (:func:`mscsp._kernel.solve_flat`, the probability map in floating point where
-exact counts would need Python integers), and the next click's safety is read from it
-(:func:`_next_click`, ``BestPlayer.next_click``). Each outcome's probability is the ratio
+for every number the cell could show (likeliest first), the outcome is counted by
+conditioning the position's count (:mod:`mscsp._condition`; else the outcome's board is
+solved by the kernel, :func:`mscsp._kernel.solve_flat`, the probability map in floating
+point where exact counts would need Python integers), and the next click's safety is read
+from it (:func:`_next_click`, ``BestPlayer.next_click``). Each outcome's probability is the ratio
 of its weight to the position's, both in floating point with their binary exponents apart:
 within about 1e-14 of the exact ratio, below the ties ``best`` allows (1e-12). Where the
 kernel hands a position back (a component too large), the whole probe goes back to Python.
@@ -17,6 +18,14 @@ import math
 import numpy as np
 from numba import njit
 
+from ._condition import (
+    condition,
+    count_outcome,
+    decode_base,
+    fits,
+    outcome_groups,
+    outcome_map,
+)
 from ._kernel import solve_flat
 from ._kernel_status import APPROX, DONE, FLOAT_MAP, INCONSISTENT, SURE_MINE, SURE_SAFE
 from .board import COVERED, FLAG
@@ -28,6 +37,7 @@ EPS = 1e-12
 #: :func:`probe`'s status: done, or Python must probe this cell.
 PROBED = 0
 HANDED_BACK = 1
+RESOLVE = 2
 
 
 @njit(cache=True)
@@ -55,6 +65,41 @@ def _binomials(n, lo, hi):
 
 
 @njit(cache=True)
+def _times_binomial(x, e, n, k):
+    """``x * 2**e`` times ``comb(n, k)``, as :func:`_scaled` gives it."""
+    mant, expo = _binomials(n, k, k)
+    return _scaled(x * mant[0], e + expo[0])
+
+
+@njit(cache=True)
+def _mixed(every, e, counts):
+    """``every * 2**e`` (layouts by mines) convolved with a component's ``counts`` by mines,
+    scaled to a largest term in [0.5, 1) with the exponent kept apart."""
+    mixed = np.zeros(len(every) + len(counts) - 1)
+    for a in range(len(every)):
+        for b in range(len(counts)):
+            mixed[a + b] += every[a] * counts[b]
+    _, shift = math.frexp(mixed.max())
+    return mixed * 2.0**-shift, e + shift  # (exact)
+
+
+@njit(cache=True)
+def _with_free(x, e, every, n_free, left):
+    """``x * 2**e`` times the layouts of the components (``every``, by mines) with the
+    ``left`` mines they leave among the ``n_free`` cells next to no number."""
+    lo = max(left - len(every) + 1, 0)
+    hi = min(left, n_free)
+    if lo > hi:
+        return 0.0, 0
+    mant, expo = _binomials(n_free, lo, hi)
+    top = expo.max()
+    weight = 0.0
+    for k in range(lo, hi + 1):
+        weight += every[left - k] * math.ldexp(mant[k - lo], expo[k - lo] - top)
+    return _scaled(x * weight, e + top)
+
+
+@njit(cache=True)
 def weight_of(status, out):
     """The weight (layouts) of the kernel's answer in ``out`` as ``x * 2**e``.
 
@@ -67,8 +112,7 @@ def weight_of(status, out):
     x, e = 1.0, 0
     i = 4
     for _ in range(out[3]):  # groups fixed at neither none nor all of their cells
-        mant, expo = _binomials(out[i + 1], out[i], out[i])
-        x, e = _scaled(x * mant[0], e + expo[0])
+        x, e = _times_binomial(x, e, out[i + 1], out[i])
         i += 3 + out[i + 2]
     if status == DONE:
         return _scaled(x * out[2], e)
@@ -86,28 +130,11 @@ def weight_of(status, out):
             i += out[i] + 2
         length = out[i]
         i += 1
-        mixed = np.zeros(len(every) + length - 1)
-        for a in range(len(every)):
-            for b in range(length):
-                mixed[a + b] += every[a] * out[i + b]
-        _, shift = math.frexp(mixed.max())
-        e += shift
-        every = mixed * 2.0**-shift  # (exact)
+        every, e = _mixed(every, e, out[i : i + length])
         i += length * (m + 1)
         for _ in range(m):
             i += out[i] + 2
-    n_free = out[i]
-    left = out[2]
-    lo = max(left - len(every) + 1, 0)
-    hi = min(left, n_free)
-    if lo > hi:
-        return 0.0, 0
-    mant, expo = _binomials(n_free, lo, hi)
-    top = expo.max()
-    weight = 0.0
-    for k in range(lo, hi + 1):
-        weight += every[left - k] * math.ldexp(mant[k - lo], expo[k - lo] - top)
-    return _scaled(x * weight, e + top)
+    return _with_free(x, e, every, out[i], out[2])
 
 
 @njit(cache=True)
@@ -207,29 +234,9 @@ def _next_click(cells, rows, cols, probs, sure_mine, free, blend):
 
 
 @njit(cache=True)
-def probe(
-    cells, rows, cols, mines, cell, now, total, total_exp, beat, weight, blend, implied, scratch
-):
-    """``BestPlayer.probe`` of ``cell`` (flat index) on the flagged board ``cells``.
-
-    Args:
-        now: The position's probability map (flat), which orders the numbers.
-        total, total_exp: The position's weight, ``total * 2**total_exp``.
-        beat: Stop as soon as the score cannot exceed this (``nan``: never).
-        weight: The score's weight of progress (``progress_weight``).
-        blend: The next click's weight of the second-safest cell.
-        implied: Written: the cells certainly safe after every outcome (before the first
-            outcome: all).
-        scratch: The kernel's arrays for this board (:func:`mscsp.compiled.scratch`).
-
-    Returns:
-        The status (:data:`PROBED`, or :data:`HANDED_BACK` for Python to probe), the
-        chance of surviving two clicks, the chance of progress, whether every outcome was
-        evaluated, how many outcomes had layouts, and the next cell shared by every outcome
-        (-1: none, or not the same).
-    """
-    out, probs, free, odds = scratch
-    n = rows * cols
+def _numbers(cells, rows, cols, cell, now):
+    """The numbers ``cell`` could show, likeliest first: nearest the expected number (a
+    stable sort, as Python's)."""
     r, c = cell // cols, cell % cols
     known = 0
     open_ = 0
@@ -245,12 +252,77 @@ def probe(
                 expected += now[k]
     expected += known
     values = np.arange(known, known + open_ + 1)
-    # Likeliest first: nearest the expected number (a stable sort, as Python's).
     distance = np.abs(values - expected)
-    values = values[np.argsort(distance, kind="mergesort")]
+    return values[np.argsort(distance, kind="mergesort")]
+
+
+@njit(cache=True)
+def _outcome_weight(base, merged, counts, last, free_flat):
+    """The weight of an outcome counted by conditioning (:func:`mscsp._condition.
+    outcome_map`'s counts) as ``x * 2**e``, as :func:`weight_of` weighs a solved one."""
+    par_lo, par_start, _ = base[2]
+    touched_par, taken = merged[2], merged[3]
+    x, e = 1.0, 0
+    for p in range(len(par_lo)):
+        if not touched_par[p]:
+            x, e = _times_binomial(x, e, par_start[p + 1] - par_start[p], par_lo[p])
+    every = np.ones(1)
+    for k in range(len(counts)):
+        every, e = _mixed(every, e, counts[k, : last[k] + 1])
+    return _with_free(x, e, every, free_flat.sum(), base[6] + taken)
+
+
+@njit(cache=True)
+def probe(
+    cells,
+    rows,
+    cols,
+    mines,
+    cell,
+    now,
+    total,
+    total_exp,
+    beat,
+    weight,
+    blend,
+    implied,
+    scratch,
+    base,
+    conditioned,
+):
+    """``BestPlayer.probe`` of ``cell`` (flat index) on the flagged board ``cells``.
+
+    Args:
+        now: The position's probability map (flat), which orders the numbers.
+        total, total_exp: The position's weight, ``total * 2**total_exp``.
+        beat: Stop as soon as the score cannot exceed this (``nan``: never).
+        weight: The score's weight of progress (``progress_weight``).
+        blend: The next click's weight of the second-safest cell.
+        implied: Written: the cells certainly safe after every outcome (before the first
+            outcome: all).
+        scratch: The kernel's arrays for this board (:func:`mscsp.compiled.scratch`).
+        base: The position's answer (:func:`mscsp._condition.decode_base`).
+        conditioned: Count the outcomes by conditioning ``base`` (:mod:`mscsp._condition`)
+            where the merged component allows; else solve each outcome's board.
+
+    Returns:
+        The status (:data:`PROBED`, :data:`HANDED_BACK` for Python to probe, or
+        :data:`RESOLVE`: probe again with ``conditioned`` off), the chance of surviving two
+        clicks, the chance of progress, whether every outcome was evaluated, how many
+        outcomes had layouts, and the next cell shared by every outcome (-1: none, or not
+        the same).
+    """
+    out, probs, free, odds = scratch
+    n = rows * cols
+    values = _numbers(cells, rows, cols, cell, now)
+    parts, system, held, taken, touched, touched_par = condition(base, cells, rows, cols, cell)
+    merged = (parts, touched, touched_par, taken)
+    conditioned = conditioned and fits(parts)
     after = cells.copy()
     flat_probs = probs.reshape(-1)
     flat_free = free.reshape(-1)
+    after[cell] = 0  # (not covered: the groups of the outcomes are the same for every number)
+    common = outcome_groups(base, merged, after, flat_free)
     sure_mine = np.zeros(n, dtype=np.bool_)
     left = 1.0 - now[cell]
     survive = progress = 0.0
@@ -263,12 +335,27 @@ def probe(
             complete = False
             break
         after[cell] = value
-        status = solve_flat(after, rows, cols, mines, out, probs, free, odds, False, FLOAT_MAP)
-        if status == INCONSISTENT:
-            continue
-        if status != DONE and status != APPROX:
-            return HANDED_BACK, 0.0, 0.0, False, 0, -1
-        x, e = weight_of(status, out)
+        if conditioned:
+            ok, counts, cell_counts = count_outcome(parts, system, value - held)
+            if not ok:
+                return RESOLVE, 0.0, 0.0, False, 0, -1
+            if not counts.any():
+                continue
+            status, all_counts, last = outcome_map(
+                base, merged, common, after, counts, cell_counts, flat_probs, odds, flat_free
+            )
+            if status == INCONSISTENT:
+                continue
+            if status != APPROX:
+                return RESOLVE, 0.0, 0.0, False, 0, -1
+            x, e = _outcome_weight(base, merged, all_counts, last, flat_free)
+        else:
+            status = solve_flat(after, rows, cols, mines, out, probs, free, odds, False, FLOAT_MAP)
+            if status == INCONSISTENT:
+                continue
+            if status != DONE and status != APPROX:
+                return HANDED_BACK, 0.0, 0.0, False, 0, -1
+            x, e = weight_of(status, out)
         p = math.ldexp(x / total, e - total_exp)
         left -= p
         for i in range(n):
@@ -294,6 +381,19 @@ def probe(
 
 
 @njit(cache=True)
+def position(cells, rows, cols, mines, scratch):
+    """The position's answer for conditioning its probes' outcomes (:func:`mscsp.
+    _condition.decode_base`), and whether there is one (else its outcomes are solved one
+    by one)."""
+    out, probs, free, odds = scratch
+    status = solve_flat(cells, rows, cols, mines, out, probs, free, odds, False, FLOAT_MAP)
+    usable = status == DONE or status == APPROX  # noqa: SIM109 (numba compiles no `in`)
+    if not usable:
+        out[:8] = 0  # (no groups, no components: nothing to condition)
+    return decode_base(cells, mines, out), usable
+
+
+@njit(cache=True)
 def probe_cells(
     cells,
     rows,
@@ -311,6 +411,8 @@ def probe_cells(
     found,
     implied,
     scratch,
+    base,
+    conditioned,
 ):
     """``BestPlayer.lookahead``'s probes of the cells ``which`` (flat indices), in turn.
 
@@ -325,6 +427,10 @@ def probe_cells(
             progress, whether every outcome was evaluated, how many outcomes had layouts
             and the next cell shared by every outcome (see :func:`probe`).
         implied: Written, a row per probed cell (see :func:`probe`).
+        base, conditioned: The position's answer (:func:`position`, or
+            :func:`mscsp._condition.decode_base` of the kernel's answer at hand), and
+            whether there is one; the probes' outcomes are then counted by conditioning it
+            (:mod:`mscsp._condition`) where they can be.
         Others: see :func:`probe`.
 
     Returns:
@@ -333,22 +439,15 @@ def probe_cells(
     """
     for j in range(len(which)):
         beat = (score - margin) / factors[j] if score == score else np.nan
-        implied[j, :] = True
-        status, survive, progress, complete, results, shared = probe(
-            cells,
-            rows,
-            cols,
-            mines,
-            which[j],
-            now,
-            total,
-            total_exp,
-            beat,
-            weight,
-            blend,
-            implied[j],
-            scratch,
-        )
+        status = RESOLVE
+        by_condition = conditioned
+        while status == RESOLVE:  # (at most twice: the second time outcome by outcome)
+            implied[j, :] = True
+            status, survive, progress, complete, results, shared = probe(
+                cells, rows, cols, mines, which[j], now, total, total_exp, beat, weight,
+                blend, implied[j], scratch, base, by_condition,
+            )  # fmt: skip
+            by_condition = False
         if status != PROBED:
             return j, score
         found[j, 0] = survive

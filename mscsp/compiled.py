@@ -148,6 +148,7 @@ SOURCES = (
     "_kernel_ties.py",
     "_engine.py",
     "_probe.py",
+    "_condition.py",
     "_lookahead.py",
     "_endgame.py",
     "_regions.py",
@@ -409,8 +410,12 @@ def probes(
     found = np.empty((len(which), 5))
     implied = np.empty((len(which), cells_.size), dtype=np.bool_)
     shift = max(total.bit_length() - 60, 0)  # (the weight as a float and a binary exponent)
-    done, _ = _prober_module().probe_cells(
-        cells_.reshape(-1),
+    prober = _prober_module()
+    flat = cells_.reshape(-1)
+    probe_scratch = scratch(rows, cols)
+    base, conditioned = prober.position(flat, rows, cols, board.mines, probe_scratch)
+    done, _ = prober.probe_cells(
+        flat,
         rows,
         cols,
         board.mines,
@@ -425,7 +430,9 @@ def probes(
         blend,
         found,
         implied,
-        scratch(rows, cols),
+        probe_scratch,
+        base,
+        conditioned,
     )
     coords = _coords(rows, cols)
     answers = []
