@@ -1,11 +1,14 @@
-"""The compiled guess of ``csp-lookahead`` (numba; loaded with :mod:`mscsp._engine`).
+"""The compiled guess of ``csp-lookahead`` and ``best`` (numba; loaded with
+:mod:`mscsp._engine`).
 
 :func:`guess` is :meth:`mscsp.players.lookahead.LookaheadPlayer.guess` on the engine's
 arrays, for the position the engine stopped at: the same candidates (living cells near the
 safest, a few unconstrained representatives), the same probes (:func:`mscsp._probe.
 probe_cells`) and the same choice (the best score, then a safer cell the chosen one implies
 safe or shares as the next click). Where a probe needs Python (a component too large for
-the kernel), it hands the whole guess back.
+the kernel), it hands the whole guess back. With ``best``'s rules on (:data:`RULES`), it
+hands back every position where one of ``best``'s rules before its look-ahead may apply
+(:func:`rules_may_apply`); in the others ``best`` guesses as ``csp-lookahead`` does.
 
 Exact odds order the candidates where the kernel counted the position in 64 bits; where the
 counts needed Python integers, its floating-point map does (within about 1e-14 of the exact
@@ -21,13 +24,18 @@ from numba import njit
 from ._condition import decode_base
 from ._kernel_status import APPROX, DONE, SURE_MINE
 from ._probe import EPS, _is_dead, probe_cells, weight_of
-from ._regions import fewest_covered
+from ._regions import boxes, fewest_covered, isolated_labels, pairs
 from .board import COVERED, FLAG
 
 # The look-ahead's settings, in the array the engine is given (``params``).
 TOLERANCE = 0
 WEIGHT = 1  # the score's weight of progress
 BLEND = 2  # the next click's weight of the second-safest cell
+RULES = 3  # 1: best's rules (:func:`rules_may_apply`); 0: csp-lookahead, none
+LAYOUTS = 4  # best's endgame search runs at most at this many layouts
+#: How near 1/2 a cell's floating-point odds make it a possible 50/50 (exact halves are
+#: within about 1e-14 of it).
+HALF = 1e-9
 #: Unconstrained cells probed as representatives of all of them (as ``best``'s).
 REPRESENTATIVES = 3
 #: :func:`guess`'s answer where Python must guess.
@@ -170,17 +178,57 @@ def guess(exact, scratch, known, rows, cols, mines, looking, probe_scratch):
             if proven:
                 known[i] = 1
                 cells[i] = FLAG
-    # (The guess depends on the position alone: the flagged board, the mines, the settings.)
+    # (The guess depends on the position alone: the flagged board, the mines, the settings.
+    # A position remembered passed the rules' test, which depends on it alone too.)
     key = _memo_key(cells)
     slot = _memo_slot(keys, key) if len(key) else -1
     if slot >= 0 and keys[slot, 0]:
         return remembered[slot]
     now, free = probs.reshape(-1), free_cells.reshape(-1)
+    if params[RULES] and rules_may_apply(exact, out, now, cells, rows, cols, params[LAYOUTS]):
+        return PYTHON
     cell = _choose(exact, out, now, odds, free, cells, rows, cols, mines, params, probe_scratch)
     if slot >= 0 and cell != PYTHON and 4 * _memo_used(keys) < 3 * len(keys):
         keys[slot] = key
         remembered[slot] = cell
     return cell
+
+
+@njit(cache=True)
+def rules_may_apply(exact, out, now, cells, rows, cols, layouts):
+    """Whether one of ``best``'s rules before its look-ahead may apply to the position
+    (``cells``, its proven mines flagged; ``now``, its probability map; ``out``, the
+    kernel's answer, exact or not): its endgame search (at most ``layouts`` layouts left),
+    an isolated region, a pseudo 50/50 (any pair or box pattern), a looming 50/50 (a pair
+    with one soft outer cell, both at 1/2) or a forced one (a cell at 1/2 whose covered
+    neighbours are all at 1/2). A cheap test that may say yes where no rule applies, never
+    no where one does (:class:`mscsp.players.best.BestPlayer` then guesses in Python)."""
+    x, e = weight_of(DONE if exact else APPROX, out)
+    if x * 2.0 ** min(e, 1100) <= layouts * (1.0 + 1e-9) + 1.0:  # (x * 2**e; inf past 2**1024)
+        return True
+    n = rows * cols
+    if isolated_labels(cells, rows, cols, np.empty(n, dtype=np.int64)):
+        return True
+    found = np.empty((2 * n, 2), dtype=np.int64)
+    if pairs(cells, rows, cols, 0, found) or boxes(cells, rows, cols, np.empty(n, np.int64)):
+        return True
+    half = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        half[i] = cells[i] == COVERED and abs(now[i] - 0.5) < HALF
+    for j in range(pairs(cells, rows, cols, 1, found)):
+        if half[found[j, 0]] and half[found[j, 1]]:
+            return True
+    for i in range(n):
+        if half[i]:
+            alone = True
+            r, c = i // cols, i % cols
+            for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                    k = rr * cols + cc
+                    alone &= k == i or cells[k] != COVERED or half[k]
+            if alone:
+                return True
+    return False
 
 
 @njit(cache=True)

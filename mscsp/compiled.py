@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._kernel_status import COUNTED, DONE, EXACT
+from ._kernel_status import APPROX, COUNTED, DONE, EXACT, FLOAT_TIED
 from .board import Board, check_board
 from .constraints import Component, ComponentCount
 from .errors import InconsistentBoardError, InvalidInputError
@@ -465,6 +465,39 @@ def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]
         _flat(cells, np.int8), _flat(mines, np.bool_), rows, cols, flat
     )
     return found.tolist()
+
+
+#: Layouts past any board's: the engine reads a layout count as a ``float``, and larger
+#: integers overflow one.
+LAYOUTS_CAP = 10**300
+
+
+def rules_may_apply(board: Board, layouts: int) -> bool | None:
+    """Whether one of ``best``'s rules before its look-ahead (its endgame search at most
+    ``layouts`` layouts, isolated regions, pseudo, looming and forced 50/50s) may apply to
+    ``board`` (its proven mines flagged), as the engine tests it before it guesses for
+    ``best`` (:func:`mscsp._lookahead.rules_may_apply`); ``None`` where the kernel does not
+    answer the board.
+
+    Raises:
+        InvalidTypeError: ``board`` is not a Board, or ``layouts`` not an integer.
+        InvalidInputError: ``layouts`` is negative.
+    """
+    check_board(board)
+    layouts = check_int(layouts, "layouts")
+    cells = board.cells
+    if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
+        return None
+    rows, cols = cells.shape
+    flat = cells.reshape(-1)
+    out, probs, free, odds = scratch(rows, cols)
+    status = _kernel()(flat, rows, cols, board.mines, out, probs, free, odds, False, FLOAT_TIED)
+    if status not in (DONE, APPROX):
+        return None
+    from . import _lookahead
+
+    exact, most = status == DONE, float(min(layouts, LAYOUTS_CAP))
+    return bool(_lookahead.rules_may_apply(exact, out, probs.reshape(-1), flat, rows, cols, most))
 
 
 @cache

@@ -57,13 +57,14 @@ def _neighbours(rows: int, cols: int) -> np.ndarray:
 
 
 class Lookahead:
-    """The settings of ``csp-lookahead``'s guess on the engine (:mod:`mscsp._lookahead`) and
+    """The settings of the look-ahead guess on the engine (:mod:`mscsp._lookahead`) and
     its memory of the guesses in the first positions of games, for one board size and mine
     count (the games of a run start in a few positions: each is looked ahead once).
 
     Args:
-        settings: Tolerance, progress weight and blend (see
-            :class:`~mscsp.players.lookahead.LookaheadPlayer`).
+        settings: Tolerance, progress weight, blend, whether ``best``'s rules are on (1 or
+            0) and the most layouts its endgame search runs at (see
+            :meth:`~mscsp.players.best.BestPlayer.engine_settings`).
     """
 
     def __init__(self, settings: tuple[float, float, float]):
@@ -309,7 +310,7 @@ def warm() -> None:
     play_out(Game(9, 9, 10, seed=0, layout=game.mine))
     layouts = np.flatnonzero(game.mine.reshape(-1))[None, :]
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64)))
-    looking = Lookahead((0.1, 0.1, 0.2))  # (csp-lookahead's engine)
+    looking = Lookahead((0.1, 0.1, 0.2, 1.0, 200.0))  # (best's engine)
     safest = lambda solution: solution.best_move  # noqa: E731
     play_turns(CompiledGame(Game(9, 9, 10, seed=0, layout=game.mine), looking), safest)
     play_turns(CompiledBatch(9, 9, layouts, np.zeros(1, dtype=np.int64), looking), safest)

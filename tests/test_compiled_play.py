@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from conftest import repo_env
+from game_results import game_rows
 
 from mscsp import compiled, compiled_play
 from mscsp.board import COVERED
@@ -289,10 +290,6 @@ def test_floating_point_odds_are_near_the_exact_ones():
     assert abs(wins["exact"] - wins["approx"]) <= 5
 
 
-def _results(results) -> list:
-    return [(r.index, r.won, r.cleared, r.moves, r.guesses) for r in results]
-
-
 @pytest.mark.parametrize(
     ("preset", "games", "first_click", "first_move"),
     [
@@ -317,7 +314,7 @@ def test_a_batch_plays_the_pure_players_games(preset, games, first_click, first_
         pure = [play_game(player, config, i) for i in range(games)]
     finally:
         compiled.enabled = saved
-    assert _results(batch) == _results(pure)
+    assert game_rows(batch) == game_rows(pure)
     assert {r.won for r in pure} == {True, False}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_results import game_rows
 
 from mscsp import compiled
 from mscsp.errors import InvalidInputError
@@ -21,10 +22,6 @@ class PythonGuesses(LookaheadPlayer):
     """``csp-lookahead`` whose every guess Python makes (the engine plays the rest)."""
 
     engine_looks_ahead = False
-
-
-def _results(results: list) -> list[tuple]:
-    return [(r.index, r.won, r.cleared, r.moves, r.guesses) for r in results]
 
 
 @pytest.mark.parametrize(
@@ -48,7 +45,7 @@ def test_the_engines_look_ahead_plays_the_python_players_games(
     batch = play_on_engine(config, list(indices))
     player = PythonGuesses()
     by_python = [play_game(player, config, i) for i in indices]
-    assert _results(batch) == _results(by_python)
+    assert game_rows(batch) == game_rows(by_python)
     assert {r.won for r in batch} == {True, False}
     assert sum(r.guesses for r in batch) >= 20  # (many look-aheads compared)
 
@@ -65,19 +62,19 @@ def test_the_engines_look_ahead_plays_the_pure_players_games():
         pure = [play_game(player, config, i) for i in range(40)]
     finally:
         compiled.enabled = saved
-    assert _results(on_engine) == _results(pure)
+    assert game_rows(on_engine) == game_rows(pure)
 
 
 def test_it_sits_between_csp_minprob_and_best_in_the_registry():
     names = list(PLAYERS)
     assert names.index("csp-minprob") < names.index("csp-lookahead") < names.index("best")
     looking = get_player("csp-lookahead", tolerance=0.05).engine_lookahead(9, 9, 10)
-    assert looking.settings.tolist() == [0.05, 0.1, 0.2]
+    assert looking.settings.tolist() == [0.05, 0.1, 0.2, 0.0, 0.0]  # (best's rules off)
 
 
 def test_a_strategy_that_plays_no_batches_is_refused_by_play_on_engine():
     """``play_on_engine`` once played csp-minprob's games whatever the strategy named."""
-    config = RunConfig("best", *PRESETS["beginner"], seed=1)
+    config = RunConfig("csp-edge", *PRESETS["beginner"], seed=1)
     with pytest.raises(InvalidInputError, match="does not play games in batches"):
         play_on_engine(config, [0, 1])
 
@@ -139,7 +136,7 @@ def test_bad_settings_are_refused_in_one_line(options, words):
         (100, 100, [[0]], [1], "at most 4096 cells"),
     ],
 )
-@pytest.mark.parametrize("strategy", ["csp-minprob", "csp-lookahead"])
+@pytest.mark.parametrize("strategy", ["csp-minprob", "csp-lookahead", "best"])
 def test_play_layouts_refuses_games_the_engine_cannot_read(
     strategy, rows, cols, layouts, firsts, words
 ):
@@ -152,4 +149,4 @@ def test_play_layouts_refuses_games_the_engine_cannot_read(
 
 def test_play_layouts_is_refused_by_players_that_play_no_batches():
     with pytest.raises(InvalidInputError, match="does not play games in batches"):
-        get_player("best").play_layouts(9, 9, np.array([[0]]), np.array([1]))
+        get_player("csp-edge").play_layouts(9, 9, np.array([[0]]), np.array([1]))

@@ -44,13 +44,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import compiled
+from .. import compiled, compiled_play
 from ..board import COVERED, FLAG, Board, check_board, neighbour_sum
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory, isolated_regions
 from ..solver import kernel_solves
-from ..validate import check_cells, check_grid, check_int
+from ..validate import check_cells, check_grid, check_int, check_number
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -206,10 +206,10 @@ class BestPlayer(CspPlayer):
         width: int = 4,
     ):
         super().__init__(backend)
-        self.tolerance = tolerance
-        self.progress_weight = progress_weight
-        self.blend = blend
-        self.tree_layouts = tree_layouts
+        self.tolerance = check_number(tolerance, "tolerance", 0.0, 1.0)
+        self.progress_weight = check_number(progress_weight, "progress_weight", 0.0)
+        self.blend = check_number(blend, "blend", 0.0, 1.0)
+        self.tree_layouts = check_int(tree_layouts, "tree_layouts")
         self.tree_budget = tree_budget
         self.pseudo = pseudo
         self.looming = looming
@@ -231,11 +231,34 @@ class BestPlayer(CspPlayer):
         self.considered: tuple[Board, Solution, list[Cell], Callable[[Cell], float]] | None = None
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
         self._flagged: tuple = (None, None, None)  # (board, session, board flagged)
+        self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
     def new_game(self) -> None:
         super().new_game()
         self.ahead.reset()
         self.outgrown = math.inf
+
+    @property
+    def engine_looks_ahead(self) -> bool:  # type: ignore[override]
+        """Whether the compiled engine makes the guesses where none of the rules before the
+        look-ahead may apply (:func:`mscsp._lookahead.rules_may_apply`), handing the others
+        to :meth:`guess`: there the guess is the look-ahead's alone, which the engine makes
+        as :class:`~mscsp.players.lookahead.LookaheadPlayer` does. Not at depth 2, without
+        ``implied``, nor for a subclass that guesses its own way."""
+        return type(self) is BestPlayer and self.depth == 1 and self.implied
+
+    def engine_settings(self) -> tuple[float, ...]:
+        """The engine's look-ahead settings (:class:`mscsp.compiled_play.Lookahead`)."""
+        layouts = float(min(self.tree_layouts, compiled.LAYOUTS_CAP))
+        return (self.tolerance, self.progress_weight, self.blend, 1.0, layouts)
+
+    def engine_lookahead(self, rows: int, cols: int, mines: int) -> compiled_play.Lookahead | None:
+        if not self.engine_looks_ahead:
+            return None
+        key = (rows, cols, mines)
+        if key not in self._lookaheads:
+            self._lookaheads[key] = compiled_play.Lookahead(self.engine_settings())
+        return self._lookaheads[key]
 
     def guess(self, board: Board, solution: Solution, rng: np.random.Generator) -> Cell:
         self.looked = []

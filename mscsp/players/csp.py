@@ -141,8 +141,15 @@ class CspPlayer(Player):
             )
         lookahead = self.engine_lookahead(rows, cols, layouts.shape[1])
         batch = compiled_play.CompiledBatch(rows, cols, layouts, firsts, lookahead)
+        game = -1  # the batch's game that Python last guessed in
 
         def position() -> Board:
+            # A player's state of one game (best's endgame search that outgrew its budget)
+            # must not carry over to the next: each game starts afresh, as play's do.
+            nonlocal game
+            if batch.cursor[0] != game:
+                game = int(batch.cursor[0])
+                self.new_game()
             return Board(batch.view.reshape(rows, cols).copy(), batch.mines)
 
         compiled_play.play_turns(batch, self._python_guess(batch, position, None))

@@ -11,10 +11,8 @@ call: between ``csp-minprob`` and ``best`` in strength, near the first in speed.
 
 from __future__ import annotations
 
-from .. import compiled_play
 from ..board import Board
 from ..probabilities import Solution
-from ..validate import check_number
 from .base import Cell
 from .best import BestPlayer
 
@@ -40,20 +38,10 @@ class LookaheadPlayer(BestPlayer):
         progress_weight: float = 0.1,
         blend: float = 0.2,
     ):
-        tolerance = check_number(tolerance, "tolerance", 0.0, 1.0)
-        progress_weight = check_number(progress_weight, "progress_weight", 0.0)
-        blend = check_number(blend, "blend", 0.0, 1.0)
         super().__init__(backend, tolerance, progress_weight, blend, pseudo=False, looming=False)
-        self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
-    def engine_lookahead(self, rows: int, cols: int, mines: int) -> compiled_play.Lookahead | None:
-        if not self.engine_looks_ahead:
-            return None
-        key = (rows, cols, mines)
-        if key not in self._lookaheads:
-            settings = (self.tolerance, self.progress_weight, self.blend)
-            self._lookaheads[key] = compiled_play.Lookahead(settings)
-        return self._lookaheads[key]
+    def engine_settings(self) -> tuple[float, ...]:
+        return (self.tolerance, self.progress_weight, self.blend, 0.0, 0.0)  # (no rules)
 
     def _guess(self, board: Board, solution: Solution) -> tuple[Cell, str]:
         flagged = self.memory.flagged(board)
