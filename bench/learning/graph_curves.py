@@ -56,9 +56,8 @@ ROUNDS = (4, 8, 16, 32)
 FAMILIES = ("lattice", "band", "strip")
 
 
-def held_out(truths_path: Path) -> list[tuple[str, object, np.ndarray]]:
-    """The held-out positions with exact truth: (family, board, exact odds)."""
-    truths = np.load(truths_path, allow_pickle=False)
+def held_out_positions() -> list[tuple[str, str, object]]:
+    """The held-out positions that have an exact truth: (name, family, board)."""
     keep = {}
     for line in RECORDS.read_text().splitlines():
         record = json.loads(line)
@@ -68,8 +67,14 @@ def held_out(truths_path: Path) -> list[tuple[str, object, np.ndarray]]:
     for line in CORPUS.read_text().splitlines():
         record = json.loads(line)
         if record["name"] in keep:
-            out.append((keep[record["name"]], parse_board(record["board"]), truths[record["name"]]))
+            out.append((record["name"], keep[record["name"]], parse_board(record["board"])))
     return out
+
+
+def held_out(truths_path: Path) -> list[tuple[str, object, np.ndarray]]:
+    """The held-out positions with exact truth: (family, board, exact odds)."""
+    truths = np.load(truths_path, allow_pickle=False)
+    return [(family, board, truths[name]) for name, family, board in held_out_positions()]
 
 
 def measure(model: Path, val: Graphs, positions: list) -> dict:
