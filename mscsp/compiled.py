@@ -315,15 +315,17 @@ def probability_map(board: Board) -> np.ndarray | None:
     return found[2] if found is not None and found[0] == DONE else None
 
 
-def _solve_flat(board: Board) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+def _solve_flat(
+    board: Board, approx: int = EXACT
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
     """The kernel's status, answer, probability map and free cells for ``board``
-    (``None``: not a board the kernel takes)."""
+    (``None``: not a board the kernel takes); ``approx`` as the kernel's."""
     cells = board.cells
     if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
         return None
     out, probs, free, odds = scratch(*cells.shape)
     status = _kernel()(
-        cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, EXACT
+        cells.reshape(-1), *cells.shape, board.mines, out, probs, free, odds, False, approx
     )
     return status, out, probs, free
 
@@ -485,18 +487,15 @@ def rules_may_apply(board: Board, layouts: int) -> bool | None:
     """
     check_board(board)
     layouts = check_int(layouts, "layouts")
-    cells = board.cells
-    if cells.dtype != np.int8 or not cells.flags.c_contiguous or not 0 <= board.mines <= cells.size:
-        return None
-    rows, cols = cells.shape
-    flat = cells.reshape(-1)
-    out, probs, free, odds = scratch(rows, cols)
-    status = _kernel()(flat, rows, cols, board.mines, out, probs, free, odds, False, FLOAT_TIED)
-    if status not in (DONE, APPROX):
+    found = _solve_flat(board, FLOAT_TIED)
+    if found is None or found[0] not in (DONE, APPROX):
         return None
     from . import _lookahead
 
+    status, out, probs, _ = found
+    rows, cols = board.shape
     exact, most = status == DONE, float(min(layouts, LAYOUTS_CAP))
+    flat = board.cells.reshape(-1)
     return bool(_lookahead.rules_may_apply(exact, out, probs.reshape(-1), flat, rows, cols, most))
 
 

@@ -67,7 +67,7 @@ class Lookahead:
             :meth:`~mscsp.players.best.BestPlayer.engine_settings`).
     """
 
-    def __init__(self, settings: tuple[float, float, float]):
+    def __init__(self, settings: tuple[float, ...]):
         from . import _lookahead  # (numba's: the engine is loaded by then)
 
         self.settings = np.array(settings, dtype=np.float64)

@@ -150,6 +150,7 @@ def test_rules_may_apply_refuses_bad_input(board, layouts, error):
         ({"progress_weight": float("nan")}, "progress_weight must be a finite number >= 0"),
         ({"tree_layouts": -1}, "tree_layouts"),
         ({"tree_layouts": 2.5}, "tree_layouts"),
+        ({"tree_budget": -5}, "tree_budget"),
     ],
 )
 def test_bests_settings_that_the_engine_reads_are_checked(options, words):

@@ -210,7 +210,7 @@ class BestPlayer(CspPlayer):
         self.progress_weight = check_number(progress_weight, "progress_weight", 0.0)
         self.blend = check_number(blend, "blend", 0.0, 1.0)
         self.tree_layouts = check_int(tree_layouts, "tree_layouts")
-        self.tree_budget = tree_budget
+        self.tree_budget = check_int(tree_budget, "tree_budget")
         self.pseudo = pseudo
         self.looming = looming
         self.implied = implied
