@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
+jnp = jax.numpy
 
 from learners.artefacts import weights_dir  # noqa: E402
 from learners.graph import data, models, train  # noqa: E402
@@ -114,6 +117,69 @@ def test_one_step_trains_and_a_killed_run_resumes_with_the_same_steps(tmp_path):
         train.train(
             train.TrainConfig(model="tiny", steps=3, lr=0.1), graphs, graphs, tmp_path / "b"
         )
+
+
+def brute_bp_update(graph: data.Graph, p: np.ndarray, prior: float):
+    """BP's messages by enumerating the mines of every number's other groups."""
+    size, edges = graph.size.astype(int), list(zip(graph.edge_var, graph.edge_factor, strict=True))
+    messages = []
+    for v, f in edges:
+        others = [w for w, g in edges if g == f and w != v]
+        message = np.zeros(size[v] + 1)
+        for m in range(size[v] + 1):
+            for counts in itertools.product(*(range(size[w] + 1) for w in others)):
+                if m + sum(counts) == graph.target[f]:
+                    message[m] += np.prod(
+                        [
+                            math.comb(size[w], k) * p[w] ** k * (1 - p[w]) ** (size[w] - k)
+                            for w, k in zip(others, counts, strict=True)
+                        ]
+                    )
+        messages.append(message)
+    layouts = [np.array([math.comb(s, m) for m in range(s + 1)]) for s in size]
+    share = [
+        (np.arange(size[v] + 1) * layouts[v] * msg).sum() / (size[v] * (layouts[v] * msg).sum())
+        for (v, _), msg in zip(edges, messages, strict=True)
+    ]
+    belief = []
+    for v in range(len(size)):
+        b = layouts[v] * (prior / (1 - prior)) ** np.arange(size[v] + 1)
+        for (w, _), msg in zip(edges, messages, strict=True):
+            if w == v:
+                b = b * msg
+        belief.append((np.arange(size[v] + 1) * b).sum() / (size[v] * b.sum()))
+    return np.array(share), np.array(belief)
+
+
+def test_bp_messages_are_bp_s_exact_update():
+    rng = np.random.default_rng(5)
+    for board in BOARDS:
+        graph = data.encode(factor_graph(board))
+        p = rng.uniform(0.05, 0.95, len(graph.size))
+        share, belief = models.bp_update(
+            jnp.asarray(p, jnp.float32),
+            jnp.asarray(graph.size, jnp.float32),
+            jnp.asarray(graph.target, jnp.float32),
+            jnp.full(len(p), 0.3, jnp.float32),
+            jnp.asarray(graph.edge_var),
+            jnp.asarray(graph.edge_factor),
+            len(graph.target),
+        )
+        want_share, want_belief = brute_bp_update(graph, p, 0.3)
+        np.testing.assert_allclose(share, want_share, atol=2e-5)
+        np.testing.assert_allclose(belief, want_belief, atol=2e-5)
+
+
+def test_a_net_reading_bp_messages_trains_and_keeps_its_config(tmp_path):
+    graphs = graphs_of(BOARDS)
+    cfg = train.TrainConfig(model="small-bp", steps=2, warmup=1)
+    model, _ = train.load_model(train.train(cfg, graphs, graphs, tmp_path, log=lambda _: None))
+    assert model.config == models.CONFIGS["small-bp"] and model.config.bp_messages
+    x = train.pack(graphs, range(len(graphs)))[0]
+    p = train.make_predict(model)(x, 8)
+    assert np.isfinite(p).all()
+    fresh = models.build(models.CONFIGS["small-bp"], seed=0)
+    assert not np.allclose(p, train.make_predict(fresh)(x, 8))
 
 
 def test_random_round_counts_train_and_are_checked(tmp_path):

@@ -15,7 +15,9 @@ point is not trained again, so a killed recipe picks up where it stopped. Run it
 ``--truths`` is the ``truths.npz`` of ``bench/solvers/graph_heldout.py``. Writes
 ``curves.json`` and ``curves.png`` to ``--out``; then trains ``small`` with a random round
 count each step and writes both ``small`` runs' error against the rounds at play time to
-``rounds.json``.
+``rounds.json``; then trains ``small-bp`` (the same net reading BP's exact messages every
+round) the same way and writes it against the random-rounds ``small`` to ``bp.json``.
+``--stages`` picks some of the three (``curves``, ``rounds``, ``bp``).
 """
 
 from __future__ import annotations
@@ -156,11 +158,51 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--steps", type=int, default=1500, help="training steps of each point")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--stages", default="curves,rounds,bp", help="which of curves, rounds and bp to run"
+    )
     args = parser.parse_args()
+    stages = set(args.stages.split(","))
+    if not stages <= {"curves", "rounds", "bp"}:
+        parser.error(f"--stages takes curves, rounds and bp, got {args.stages!r}")
     args.out.mkdir(parents=True, exist_ok=True)
     full = Graphs.load(str(args.data / "train.npz"))
     val = Graphs.load(str(args.data / "val.npz"))
     positions = held_out(args.truths)
+    if "curves" in stages:
+        data_and_size_curves(args, full, val, positions)
+    if "rounds" in stages:
+        curves = {
+            "fixed 8": rounds_curve(short_run(args, "small", full, val, max_rounds=0), positions),
+            "random 4-24": rounds_curve(short_run(args, "small", full, val), positions),
+        }
+        (args.out / "rounds.json").write_text(json.dumps(curves, indent=1) + "\n")
+        print(json.dumps(curves))
+    if "bp" in stages:
+        rows = {}
+        for model in ("small", "small-bp"):
+            path = short_run(args, model, full, val)
+            rows[model] = {
+                "held_out": measure(path, val, positions),
+                "rounds": rounds_curve(path, positions),
+            }
+        (args.out / "bp.json").write_text(json.dumps(rows, indent=1) + "\n")
+        print(json.dumps(rows))
+
+
+def short_run(args, model: str, full: Graphs, val: Graphs, max_rounds: int = RANDOM_ROUNDS) -> Path:
+    """The model of a ``--steps`` run of ``model`` on all the data (trained unless done);
+    ``max_rounds`` 0 trains at the config's rounds, else at a random count up to it."""
+    name = f"{model}-{len(full)}" + (f"-r{max_rounds}" if max_rounds else "")
+    run = args.out / name
+    if not (run / "model.msgpack").exists():
+        cfg = TrainConfig(model=model, steps=args.steps, seed=args.seed, max_rounds=max_rounds)
+        train(cfg, full, val, run, eval_every=args.steps)
+    return run / "model.msgpack"
+
+
+def data_and_size_curves(args, full: Graphs, val: Graphs, positions: list) -> None:
+    """Every point of :data:`GRID`, to ``curves.json`` and ``curves.png``."""
     points = []
     for model, share in GRID:
         n = int(len(full) * share)
@@ -176,17 +218,6 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     (args.out / "curves.json").write_text(json.dumps(points, indent=1) + "\n")
     plot(points, args.out / "curves.png")
-    n = len(full)
-    random_run = args.out / f"small-{n}-r{RANDOM_ROUNDS}"
-    if not (random_run / "model.msgpack").exists():
-        cfg = TrainConfig(model="small", steps=args.steps, seed=args.seed, max_rounds=RANDOM_ROUNDS)
-        train(cfg, full, val, random_run, eval_every=args.steps)
-    curves = {
-        name: rounds_curve(run / "model.msgpack", positions)
-        for name, run in (("fixed 8", args.out / f"small-{n}"), ("random 4-24", random_run))
-    }
-    (args.out / "rounds.json").write_text(json.dumps(curves, indent=1) + "\n")
-    print(json.dumps(curves))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,13 @@ estimate ``p`` (per group, the probability of a mine in one of its cells):
 * per board, the mines left minus the frontier's expected mines, per free cell and per
   open cell: the total, which BP meets through its density fixed point.
 
+With ``bp_messages`` (configs ``*-bp``) it also reads BP's own update, exactly: every
+number's message to each of its groups (the distribution of the mines the number's other
+groups hold, given their current ``p``, read at what the number still needs), as the share
+of the group's cells it makes mines, and per group the belief BP would form from all its
+numbers' messages. One round of the net can then be one sweep of BP and learn only what BP
+misses (loops, the total).
+
 Every round ends with a prediction (a logit per group), and training scores every round, so
 the rounds improve the estimate step by step the way BP's sweeps do.
 """
@@ -32,8 +39,16 @@ from mscsp.validate import check_int, describe
 
 from .data import EDGE_FEATURES, FACTOR_FEATURES, GLOBAL_FEATURES, VAR_FEATURES
 
-#: BP-shaped statistics read per edge and per board every round (see the module docs).
-EDGE_STATS, BOARD_STATS = 4, 3
+#: BP-shaped statistics read per edge and per board every round (see the module docs);
+#: ``bp_messages`` adds BP's exact messages per edge and BP's belief per group.
+EDGE_STATS, BOARD_STATS, BP_EDGE_STATS, BP_VAR_STATS = 4, 3, 2, 2
+
+#: A number sees at most 8 cells, so the mines its groups hold take 9 values: a 9-point
+#: discrete Fourier transform turns their distribution's sum into a product, exactly.
+_COUNTS = 9
+_K = jnp.arange(_COUNTS)
+_OMEGA = jnp.exp(2j * jnp.pi * _K / _COUNTS)
+_INVERSE = jnp.exp(-2j * jnp.pi * jnp.outer(_K, _K) / _COUNTS) / _COUNTS
 
 
 @dataclass(frozen=True)
@@ -47,6 +62,8 @@ class GraphConfig:
 
     width: int = 64
     rounds: int = 10
+    #: Whether every round also reads BP's exact messages and beliefs (module docs).
+    bp_messages: bool = False
 
 
 #: Named configs: what ``mscsp learn`` and checkpoints refer to.
@@ -54,6 +71,8 @@ CONFIGS: dict[str, GraphConfig] = {
     "tiny": GraphConfig(width=16, rounds=4),
     "small": GraphConfig(width=32, rounds=8),
     "base": GraphConfig(width=64, rounds=10),
+    "small-bp": GraphConfig(width=32, rounds=8, bp_messages=True),
+    "base-bp": GraphConfig(width=64, rounds=10, bp_messages=True),
 }
 
 
@@ -77,10 +96,11 @@ class GraphNet(nnx.Module):
         self.config = config
         self.var_in = Mlp(VAR_FEATURES + GLOBAL_FEATURES, w, rngs=rngs)
         self.factor_in = Mlp(FACTOR_FEATURES, w, rngs=rngs)
-        n_edge = 2 * w + EDGE_FEATURES + EDGE_STATS
+        extra_edge, extra_var = (BP_EDGE_STATS, BP_VAR_STATS) if config.bp_messages else (0, 0)
+        n_edge = 2 * w + EDGE_FEATURES + EDGE_STATS + extra_edge
         self.to_var = Mlp(n_edge, w, rngs=rngs)
         self.to_factor = Mlp(n_edge, w, rngs=rngs)
-        self.var_update = Mlp(2 * w + BOARD_STATS, w, rngs=rngs)
+        self.var_update = Mlp(2 * w + BOARD_STATS + extra_var, w, rngs=rngs)
         self.factor_update = Mlp(2 * w, w, rngs=rngs)
         self.out = nnx.Linear(w, 1, rngs=rngs)
 
@@ -110,14 +130,19 @@ class GraphNet(nnx.Module):
             stats = jnp.stack(
                 [jnp.clip(left_for_me, -2, 3), left_for_me - p[ev], slack[ef], p[ev]], axis=1
             )
-            edge = jnp.concatenate([batch["edge"], stats], axis=1)
-            to_var = self.to_var(jnp.concatenate([h_factor[ef], h_var[ev], edge], axis=1))
             gap = batch["left"] - jax.ops.segment_sum(mean * batch["var_mask"], vg, n_graph)
             board = jnp.stack(
                 [gap / (batch["n_free"] + 1.0), gap / (open_cells + 1.0), gap / 10.0], axis=1
-            )
+            )[vg]
+            if self.config.bp_messages:
+                prior = jnp.clip(batch["left"] / (open_cells + 1.0), 0.01, 0.99)[vg]
+                share, belief = bp_update(p, size, target, prior, ev, ef, n_factor)
+                stats = jnp.concatenate([stats, jnp.stack([share, share - p[ev]], axis=1)], axis=1)
+                board = jnp.concatenate([board, jnp.stack([belief, belief - p], axis=1)], axis=1)
+            edge = jnp.concatenate([batch["edge"], stats], axis=1)
+            to_var = self.to_var(jnp.concatenate([h_factor[ef], h_var[ev], edge], axis=1))
             h_var = h_var + self.var_update(
-                jnp.concatenate([h_var, jax.ops.segment_sum(to_var, ev, n_var), board[vg]], axis=1)
+                jnp.concatenate([h_var, jax.ops.segment_sum(to_var, ev, n_var), board], axis=1)
             )
             to_factor = self.to_factor(jnp.concatenate([h_var[ev], h_factor[ef], edge], axis=1))
             h_factor = h_factor + self.factor_update(
@@ -126,6 +151,58 @@ class GraphNet(nnx.Module):
             logit = self.out(h_var)[:, 0]
             outputs.append(logit)
         return jnp.stack(outputs)
+
+
+def bp_update(
+    p: jax.Array,
+    size: jax.Array,
+    target: jax.Array,
+    prior: jax.Array,
+    ev: jax.Array,
+    ef: jax.Array,
+    n_factor: int,
+) -> tuple[jax.Array, jax.Array]:
+    """One sweep of BP from the groups' odds ``p``: per edge, the share of the group's cells
+    its number's message makes mines; per group, BP's belief from all its numbers.
+
+    A number's message to a group is, for each count ``m`` of mines in the group, the
+    chance that the number's other groups (each ``Binomial(size, p)``) hold ``target - m``.
+    The distribution of their sum is a product in the 9-point Fourier basis, and dividing
+    out the group's own factor leaves the others' (never a division by zero: ``1 - p +
+    p * w`` has no root on the 9th roots of unity ``w``). The share weighs each count by
+    its layouts ``C(size, m)``; the belief also by the board's density ``prior`` (per group)
+    and multiplies every number's message.
+
+    The arrays are a packed batch's (:func:`learners.graph.train.pack`), inside the net's
+    jitted call, so nothing is checked here: ``pack`` and ``encode`` have checked them.
+    """
+    n_var = len(p)
+    p_e, s_e = p[ev][:, None], size[ev][:, None]
+    log_own = s_e * jnp.log((1 - p_e) + p_e * _OMEGA[None])
+    log_all = jax.ops.segment_sum(log_own, ef, n_factor)
+    others = jnp.clip(jnp.real(jnp.exp(log_all[ef] - log_own) @ _INVERSE), 0.0, None)
+    need = target[ef][:, None] - _K[None]
+    fits = (need >= 0) & (_K[None] <= s_e)
+    message = jnp.where(
+        fits, jnp.take_along_axis(others, jnp.clip(need, 0, _COUNTS - 1).astype(int), 1), 0.0
+    )
+    weights = jnp.exp(_log_layouts(s_e)) * message
+    share = (weights @ _K.astype(p.dtype)) / (size[ev] * weights.sum(axis=1) + 1e-9)
+    log_belief = (
+        jax.ops.segment_sum(jnp.log(message + 1e-12), ev, n_var)
+        + _log_layouts(size[:, None])
+        + _K[None] * jnp.log(prior / (1 - prior))[:, None]
+    )
+    belief = jax.nn.softmax(log_belief, axis=1) @ _K.astype(p.dtype) / size
+    return share, belief
+
+
+def _log_layouts(size: jax.Array) -> jax.Array:
+    """``log C(size, m)`` for ``m`` = 0..8 (``-inf`` past ``size``), per row of ``size``."""
+    gammaln = jax.scipy.special.gammaln
+    k = _K[None].astype(size.dtype)
+    log_c = gammaln(size + 1) - gammaln(k + 1) - gammaln(jnp.maximum(size - k, 0) + 1)
+    return jnp.where(k <= size, log_c, -jnp.inf)
 
 
 def build(config: GraphConfig, seed: int = 0) -> GraphNet:
@@ -144,4 +221,4 @@ def build(config: GraphConfig, seed: int = 0) -> GraphNet:
 
 def config_dict(config: GraphConfig) -> dict[str, Any]:
     """``config`` as stored in a checkpoint."""
-    return {"width": config.width, "rounds": config.rounds}
+    return {"width": config.width, "rounds": config.rounds, "bp_messages": config.bp_messages}
