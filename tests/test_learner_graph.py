@@ -168,6 +168,13 @@ def test_bp_messages_are_bp_s_exact_update():
         want_share, want_belief = brute_bp_update(graph, p, 0.3)
         np.testing.assert_allclose(share, want_share, atol=2e-5)
         np.testing.assert_allclose(belief, want_belief, atol=2e-5)
+    one, two = jnp.ones(1), jnp.ones(2)
+    with pytest.raises(InvalidInputError, match="per group"):
+        models.bp_update(one, two, one, one, jnp.zeros(1, int), jnp.zeros(1, int), 1)
+    with pytest.raises(InvalidInputError, match="per edge"):
+        models.bp_update(one, one, one, one, jnp.zeros(2, int), jnp.zeros(1, int), 1)
+    with pytest.raises(InvalidInputError, match="per number"):
+        models.bp_update(one, one, two, one, jnp.zeros(1, int), jnp.zeros(1, int), 1)
 
 
 def test_a_net_reading_bp_messages_trains_and_keeps_its_config(tmp_path):

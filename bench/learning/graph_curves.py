@@ -191,7 +191,7 @@ def main() -> None:
 
 
 def short_run(args, model: str, full: Graphs, val: Graphs, max_rounds: int = RANDOM_ROUNDS) -> Path:
-    """The model of a ``--steps`` run of ``model`` on all the data (trained unless done);
+    """The model of a ``--steps`` run of ``model`` on ``full`` (trained unless done);
     ``max_rounds`` 0 trains at the config's rounds, else at a random count up to it."""
     name = f"{model}-{len(full)}" + (f"-r{max_rounds}" if max_rounds else "")
     run = args.out / name
@@ -206,13 +206,10 @@ def data_and_size_curves(args, full: Graphs, val: Graphs, positions: list) -> No
     points = []
     for model, share in GRID:
         n = int(len(full) * share)
-        run = args.out / f"{model}-{n}"
         start = time.monotonic()
-        if not (run / "model.msgpack").exists():
-            cfg = TrainConfig(model=model, steps=args.steps, seed=args.seed)
-            train(cfg, full.head(n), val, run, eval_every=args.steps)
+        path = short_run(args, model, full.head(n), val, max_rounds=0)
         row = {"model": model, "share": share, "positions": n, "steps": args.steps}
-        row.update(measure(run / "model.msgpack", val, positions))
+        row.update(measure(path, val, positions))
         row["minutes"] = (time.monotonic() - start) / 60
         points.append(row)
         print(json.dumps(row), flush=True)

@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
-from mscsp.errors import InvalidTypeError
+from mscsp.errors import InvalidInputError, InvalidTypeError
 from mscsp.validate import check_int, describe
 
 from .data import EDGE_FEATURES, FACTOR_FEATURES, GLOBAL_FEATURES, VAR_FEATURES
@@ -173,10 +173,19 @@ def bp_update(
     its layouts ``C(size, m)``; the belief also by the board's density ``prior`` (per group)
     and multiplies every number's message.
 
-    The arrays are a packed batch's (:func:`learners.graph.train.pack`), inside the net's
-    jitted call, so nothing is checked here: ``pack`` and ``encode`` have checked them.
+    The arrays are a packed batch's (:func:`learners.graph.train.pack`); their shapes are
+    checked when traced (so a jitted call pays nothing for it), their values by ``encode``.
+
+    Raises:
+        InvalidInputError: Arrays whose lengths do not match (groups, edges, numbers).
     """
     n_var = len(p)
+    if not (len(size) == len(prior) == n_var and len(ev) == len(ef) and len(target) == n_factor):
+        raise InvalidInputError(
+            f"bp_update needs p, size and prior per group ({len(p)}, {len(size)}, "
+            f"{len(prior)}), ev and ef per edge ({len(ev)}, {len(ef)}) and target per "
+            f"number ({len(target)} for {n_factor})"
+        )
     p_e, s_e = p[ev][:, None], size[ev][:, None]
     log_own = s_e * jnp.log((1 - p_e) + p_e * _OMEGA[None])
     log_all = jax.ops.segment_sum(log_own, ef, n_factor)
