@@ -59,6 +59,12 @@ def sleepy(body: float, limits: Limits) -> dict:
     return {"slept": body}
 
 
+def sleepy_solve(body: dict, limits: Limits) -> dict:
+    """A board handler that ignores its time limit, so the server kills its worker."""
+    time.sleep(600.0)
+    return {}
+
+
 async def until(condition, seconds: float = 60.0) -> None:
     """Waits (bounded) until ``condition()`` holds."""
     for _ in range(int(seconds / 0.01)):
@@ -109,6 +115,26 @@ def test_a_worker_past_its_limit_is_replaced():
         assert not running(first)  # killed, not left sleeping
         assert asyncio.run(runner.run(sleepy, 0.0, Cost.LONG)) == (200, {"slept": 0.0})
         assert runner.pool.pids() != [first]
+    finally:
+        runner.close()
+
+
+def test_a_killed_worker_s_limit_error_names_its_board_as_the_handler_s_would():
+    runner = Runner(Limits(time_limit=0.5, workers=1))
+    try:
+        status, body = asyncio.run(runner.run(sleepy_solve, {"board": EXAMPLE}, Cost.LONG))
+        assert status == 422 and body["error"]["kind"] == "limit"
+        assert body["error"]["board"] == mscsp.parse_board(EXAMPLE).to_text()
+        # A board given its count in the request's field is named with that count.
+        rows = [line for line in EXAMPLE.splitlines() if not line.startswith("#")][1:]
+        text = "\n".join(rows) + "\n"  # (no header line)
+        request = {"board": text, "mines": mscsp.parse_board(EXAMPLE).mines}
+        status, body = asyncio.run(runner.run(sleepy_solve, request, Cost.LONG))
+        assert body["error"]["board"] == mscsp.parse_board(EXAMPLE).to_text()
+        # One that does not parse is not named (and the error is still the limit's).
+        status, body = asyncio.run(runner.run(sleepy_solve, {"board": "not a board"}, Cost.LONG))
+        assert status == 422 and body["error"]["kind"] == "limit"
+        assert "board" not in body["error"]
     finally:
         runner.close()
 

@@ -48,6 +48,7 @@ from .service import (
     internal_error_body,
     marks_request,
     meta_request,
+    naming_board,
     play_request,
     solve_request,
     suggest_request,
@@ -181,7 +182,7 @@ class Runner:
                 raise clock.error()
             return found
         except (ApiError, MscspError) as exc:
-            return error_answer(exc)
+            return error_answer(naming_board(exc, body, limits))
 
     async def _in(
         self,
@@ -255,7 +256,9 @@ class Runner:
         finally:
             self.lone.discard(pool)
             pool.close()
-        return error_answer(clock.error()) if found is None else found
+        if found is None:
+            return error_answer(naming_board(clock.error(), body, limits))
+        return found
 
     def close(self) -> None:
         """Stops the worker processes and the threads' queues (at server shutdown)."""

@@ -12,7 +12,7 @@ import inspect
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -358,6 +358,23 @@ def solving(clock: Clock, board: Board | None = None) -> Iterator[None]:
         if board is not None:
             exc.board = board.to_text()  # the page still draws the board it could not solve
         raise exc from None
+
+
+def naming_board(exc: ApiError | MscspError, body: Any, limits: Limits) -> ApiError | MscspError:
+    """``exc``, naming the request's board if it is a limit error that does not yet.
+
+    A request whose worker overran and was killed gets its limit error from the server,
+    not from its handler: this names the board as the handler would have (see
+    :func:`solving`), so the page still draws it. A body without a board that parses is
+    left as it is (its own error was, or will be, told elsewhere).
+    """
+    if not isinstance(exc, SolverLimitError) or getattr(exc, "board", None) is not None:
+        return exc
+    if not isinstance(body, dict) or not isinstance(body.get("board"), str):
+        return exc
+    with suppress(ApiError, MscspError):
+        exc.board = _board(body, limits).to_text()  # type: ignore[attr-defined]
+    return exc
 
 
 def _kernel_solution(board: Board, backend: str) -> Solution | None:
