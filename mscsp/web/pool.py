@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import MemoryLimitError, SolverLimitError
 from ..memlimit import MEMORY_EXIT, died_of_memory, set_ceiling
-from .service import ApiError, Handler, Limits, answer, error_answer
+from .service import ApiError, Handler, Limits, answer, error_answer, naming_board
 
 #: What the ``forkserver`` imports once, so that the workers it forks start with it.
 PRELOAD = ["mscsp.web.service", "mscsp.web.replay_api"]
@@ -66,7 +66,8 @@ def _work(conn: Connection, memory_mb: int | None, nice: int) -> None:
                 status, out = answer(handler, body, limits) or (None, b"")
                 conn.send((status, out, False))
             except MemoryError:
-                conn.send((*error_answer(memory_error(memory_mb)), True))
+                error = naming_board(memory_error(memory_mb), body, limits)
+                conn.send((*error_answer(error), True))
                 return
     except (EOFError, OSError):  # the server closed the pipe, or is gone
         return
@@ -125,7 +126,7 @@ class Worker:
             self.stop()
             return None
         except (EOFError, OSError):  # died (out of memory?) or stopped by close()
-            error = self._death()
+            error = naming_board(self._death(), body, limits)
             self.stop()
             return error_answer(error)
 

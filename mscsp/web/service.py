@@ -363,10 +363,11 @@ def solving(clock: Clock, board: Board | None = None) -> Iterator[None]:
 def naming_board(exc: ApiError | MscspError, body: Any, limits: Limits) -> ApiError | MscspError:
     """``exc``, naming the request's board if it is a limit error that does not yet.
 
-    A request whose worker overran and was killed gets its limit error from the server,
-    not from its handler: this names the board as the handler would have (see
-    :func:`solving`), so the page still draws it. A body without a board that parses is
-    left as it is (its own error was, or will be, told elsewhere).
+    A request whose worker overran and was killed, hit its memory ceiling or died gets its
+    limit error from the server or the worker's loop, not from its handler: this names the
+    board as the handler would have (see :func:`solving`), so the page still draws it. A
+    body without a board that parses is left as it is (its own error was, or will be, told
+    elsewhere).
     """
     if not isinstance(exc, SolverLimitError) or getattr(exc, "board", None) is not None:
         return exc
