@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import random_game_position
+from factor_graphs import brute_means, small_graphs
 
 import mscsp
 from mscsp.board import format_board
@@ -59,59 +59,9 @@ def covered_error(board: mscsp.Board, p: np.ndarray, exact: np.ndarray) -> np.nd
     return np.abs(p - exact)[board.cells == mscsp.COVERED]
 
 
-def is_tree(graph) -> bool:
-    """Whether the group / number graph has no cycle (edges = nodes - connected parts)."""
-    n = len(graph.sizes) + len(graph.factors)
-    parent = list(range(n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for f, (groups, _) in enumerate(graph.factors):
-        for g in groups:
-            a, b = find(g), find(len(graph.sizes) + f)
-            if a == b:
-                return False
-            parent[a] = b
-    return True
-
-
-def brute_means(graph, log_lambda: float) -> np.ndarray:
-    """Each group's mean mines under weights ``prod C(size, x) lambda^x`` over every
-    assignment meeting the numbers (the total left free: the grand canonical ensemble)."""
-    sizes = graph.sizes.tolist()
-    z, means = 0.0, np.zeros(len(sizes))
-    for xs in itertools.product(*(range(s + 1) for s in sizes)):
-        if all(sum(xs[g] for g in groups) == t for groups, t in graph.factors):
-            w = math.prod(math.comb(s, x) for s, x in zip(sizes, xs, strict=True))
-            w *= math.exp(log_lambda * sum(xs))
-            z += w
-            means += w * np.array(xs)
-    return means / z
-
-
-def small_trees(count: int) -> list:
-    """Factor graphs of real-game positions whose frontier is a tree, small enough to
-    enumerate."""
-    found, seed = [], 0
-    while len(found) < count:
-        item = random_game_position(seed, max_side=6)
-        seed += 1
-        if item is None:
-            continue
-        graph = factor_graph(item[0])
-        domains = math.prod(int(s) + 1 for s in graph.sizes)
-        if graph.factors and is_tree(graph) and domains <= 20_000:
-            found.append(graph)
-    return found
-
-
 @pytest.mark.parametrize("log_lambda", [-1.5, 0.0, 0.7])
 def test_bp_is_exact_on_tree_shaped_frontiers_at_a_given_density(log_lambda):
-    for graph in small_trees(25):
+    for graph in small_graphs(25):
         beliefs, report = run_bp(graph, iterations=2000, log_lambda=log_lambda)
         assert report.converged
         means = beliefs @ np.arange(beliefs.shape[1])

@@ -132,8 +132,16 @@ class BpReport:
     density: float
 
 
-class _Edges:
-    """The factor graph as arrays: every factor padded to the largest arity."""
+class Edges:
+    """The factor graph as arrays: every factor padded to the largest arity.
+
+    Attributes:
+        group: The group of each edge; edges run factor by factor, in the order of
+            :attr:`FactorGraph.factors` and of each factor's groups.
+        factor: The factor (number) of each edge.
+        depth: Values a group's mine count takes (the largest group's size + 1).
+        log_ways: ``(groups, depth)``: ``log C(size, x)`` (``-inf`` past the size).
+    """
 
     def __init__(self, graph: FactorGraph):
         self.sizes = graph.sizes
@@ -147,6 +155,9 @@ class _Edges:
             self.slots[f, : len(members)] = np.arange(len(groups), len(groups) + len(members))
             groups.extend(members)
         self.group = np.array(groups, dtype=np.int64)
+        self.factor = np.repeat(
+            np.arange(n_factors, dtype=np.int64), [len(g) for g, _ in graph.factors]
+        )
         self.targets = np.array([t for _, t in graph.factors], dtype=np.int64)
         self.width = int(self.targets.max(initial=0)) + 1  # partial sums that matter
         x = np.arange(self.depth)
@@ -172,7 +183,7 @@ def _convolve(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def _factor_messages(edges: _Edges, to_factor: np.ndarray) -> np.ndarray:
+def _factor_messages(edges: Edges, to_factor: np.ndarray) -> np.ndarray:
     """Every factor's message to each of its groups (unnormalised), from the groups'."""
     n_factors, arity = edges.slots.shape
     width, depth = edges.width, edges.depth
@@ -202,7 +213,7 @@ def _factor_messages(edges: _Edges, to_factor: np.ndarray) -> np.ndarray:
     return out[used]  # edges in slot order: the order of edges.group
 
 
-def _group_sums(edges: _Edges, to_group: np.ndarray) -> tuple[np.ndarray, ...]:
+def _group_sums(edges: Edges, to_group: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per edge its log message and zero mask; per group their sums over its edges."""
     zero = to_group <= 0.0
     with np.errstate(divide="ignore"):
@@ -222,14 +233,14 @@ def _normalise_logs(logs: np.ndarray) -> np.ndarray:
     return w / np.where(s > 0, s, 1.0)
 
 
-def _beliefs(edges: _Edges, total: np.ndarray, zeros: np.ndarray, log_lam: float) -> np.ndarray:
+def _beliefs(edges: Edges, total: np.ndarray, zeros: np.ndarray, log_lam: float) -> np.ndarray:
     x = np.arange(edges.depth)
     logs = np.where(zeros > 0, -np.inf, edges.log_ways + x * log_lam + total)
     return _normalise_logs(logs)
 
 
 def _solve_density(
-    edges: _Edges, total: np.ndarray, zeros: np.ndarray, n_free: int, left: int, start: float
+    edges: Edges, total: np.ndarray, zeros: np.ndarray, n_free: int, left: int, start: float
 ) -> float:
     """The ``log lambda`` at which the expected mines equal ``left``.
 
@@ -256,36 +267,47 @@ def _solve_density(
     return mu
 
 
-def run_bp(
+@dataclass(frozen=True)
+class BpMessages:
+    """Where a run of loopy BP stopped.
+
+    Attributes:
+        edges: The factor graph as arrays.
+        to_group: ``(edges, depth)``: each number's message to each of its groups (row
+            ``e``: from ``edges.factor[e]`` to ``edges.group[e]``, summing to 1).
+        log_lambda: The density's fugacity, ``log lambda``.
+        report: How the run ended.
+    """
+
+    edges: Edges
+    to_group: np.ndarray
+    log_lambda: float
+    report: BpReport
+
+    def beliefs(self) -> np.ndarray:
+        """``(groups, depth)``: each group's distribution of mines from all its numbers."""
+        _, _, total, zeros = _group_sums(self.edges, self.to_group)
+        return _beliefs(self.edges, total, zeros, self.log_lambda)
+
+
+def bp_messages(
     graph: FactorGraph,
     iterations: int = DEFAULT_ITERS,
     damping: float = DAMPING,
     deadline: Deadline | None = None,
     log_lambda: float | None = None,
-) -> tuple[np.ndarray, BpReport]:
-    """Loopy BP on ``graph``: each open group's distribution of mines, and the report.
-
-    Args:
-        graph: The factor graph.
-        iterations: Most sweeps.
-        damping: Weight of the old message in each update, in ``[0, 1)``.
-        deadline: Stops the sweeps (not an error: the beliefs so far are returned).
-        log_lambda: A fixed ``log lambda`` (``None``: the fixed point that meets the total).
-
-    Returns:
-        ``(groups, depth)`` beliefs (row ``g``: probability of each mine count of group
-        ``g``) and the :class:`BpReport`.
+) -> BpMessages:
+    """Loopy BP's messages on ``graph`` (the arguments as for :func:`run_bp`).
 
     Raises:
         InconsistentBoardError: A number's message vanishes (no layout fits what its
             neighbours allow: a contradiction BP finds).
     """
-    edges = _Edges(graph)
+    edges = Edges(graph)
     n_edges = len(edges.group)
     fixed = log_lambda is not None
     log_lam = float(log_lambda) if fixed else 0.0
     to_group = np.full((n_edges, edges.depth), 1.0 / edges.depth)
-    to_factor = np.exp(edges.log_ways[edges.group] - edges.log_ways[edges.group].max())
     change, done = math.inf, 0
     logs, zero, total, zeros = _group_sums(edges, to_group)
     for done in range(1, iterations + 1):
@@ -316,17 +338,45 @@ def run_bp(
             break
     if not fixed:
         log_lam = _solve_density(edges, total, zeros, graph.n_free, graph.left, log_lam)
-    beliefs = _beliefs(edges, total, zeros, log_lam)
     density = 1.0 / (1.0 + math.exp(-log_lam))
-    expected = float((beliefs @ np.arange(edges.depth)).sum()) + graph.n_free * density
-    if not fixed and abs(expected - graph.left) > 0.5:
+    return BpMessages(edges, to_group, log_lam, BpReport(done, change, change < TOLERANCE, density))
+
+
+def run_bp(
+    graph: FactorGraph,
+    iterations: int = DEFAULT_ITERS,
+    damping: float = DAMPING,
+    deadline: Deadline | None = None,
+    log_lambda: float | None = None,
+) -> tuple[np.ndarray, BpReport]:
+    """Loopy BP on ``graph``: each open group's distribution of mines, and the report.
+
+    Args:
+        graph: The factor graph.
+        iterations: Most sweeps.
+        damping: Weight of the old message in each update, in ``[0, 1)``.
+        deadline: Stops the sweeps (not an error: the beliefs so far are returned).
+        log_lambda: A fixed ``log lambda`` (``None``: the fixed point that meets the total).
+
+    Returns:
+        ``(groups, depth)`` beliefs (row ``g``: probability of each mine count of group
+        ``g``) and the :class:`BpReport`.
+
+    Raises:
+        InconsistentBoardError: A number's message vanishes (no layout fits what its
+            neighbours allow: a contradiction BP finds).
+    """
+    state = bp_messages(graph, iterations, damping, deadline, log_lambda)
+    beliefs = state.beliefs()
+    expected = float((beliefs @ np.arange(state.edges.depth)).sum())
+    expected += graph.n_free * state.report.density
+    if log_lambda is None and abs(expected - graph.left) > 0.5:
         # Even at the bounds of the density the expected total misses: the counts BP
         # leaves possible (arc consistency: sound) cannot hold the mines left.
         raise InconsistentBoardError(
             f"no placement of the {graph.left} mines left fits the numbers"
         )
-    report = BpReport(done, change, change < TOLERANCE, density)
-    return beliefs, report
+    return beliefs, state.report
 
 
 class BpEstimator(Estimator):
