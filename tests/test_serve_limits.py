@@ -66,11 +66,13 @@ def test_a_request_is_stopped_at_its_own_time_limit_counted_from_arrival():
 def test_a_worker_past_its_memory_ceiling_answers_the_memory_limit():
     # A 100x100 lattice: counting its one component allocates far past 64 MB.
     limits = Limits(time_limit=20.0, workers=1, memory_mb=64)
+    board = lattice(100, 100, 0.2).to_text()
     with TestClient(create_app(limits)) as client:
-        reply = client.post("/api/solve", json={"board": lattice(100, 100, 0.2).to_text()})
+        reply = client.post("/api/solve", json={"board": board})
         error = reply.json()["error"]
         assert reply.status_code == 422 and error["kind"] == "limit"
         assert error["message"] == "memory limit of 64 MB per request was hit"
+        assert error["board"] == board  # the page still draws it
         # The worker that failed was replaced: the next long request is answered.
         board = small_boards()[-1]
         again = client.post("/api/explain", json={"board": board})

@@ -67,7 +67,7 @@ def sleepy_solve(body: dict, limits: Limits) -> dict:
 
 def hungry_solve(body: dict, limits: Limits) -> dict:
     """A board handler that needs more memory than any worker's ceiling."""
-    held = [bytearray(256 << 20) for _ in range(64)]
+    held = [bytearray(64 << 20) for _ in range(32)]  # 2 GB: past the ceiling of 256 MB
     return {"held": len(held)}
 
 
