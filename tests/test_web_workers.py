@@ -71,6 +71,14 @@ def hungry_solve(body: dict, limits: Limits) -> dict:
     return {"held": len(held)}
 
 
+def ready(runner: Runner, tries: int = 20) -> bool:
+    """Whether a quick job is answered in the long lane within ``tries`` tries."""
+    for _ in range(tries):
+        if asyncio.run(runner.run(sleepy, 0.0, Cost.LONG)) == (200, {"slept": 0.0}):
+            return True
+    return False
+
+
 async def until(condition, seconds: float = 60.0) -> None:
     """Waits (bounded) until ``condition()`` holds."""
     for _ in range(int(seconds / 0.01)):
@@ -114,12 +122,14 @@ def test_small_boards_are_answered_while_a_hard_one_runs_in_a_worker():
 def test_a_worker_past_its_limit_is_replaced():
     runner = Runner(Limits(time_limit=0.5, workers=1))
     try:
-        assert asyncio.run(runner.run(sleepy, 0.0, Cost.LONG)) == (200, {"slept": 0.0})
+        # The worker's start counts against the first request's 0.5 s: on a loaded machine
+        # (the worker is niced) it may need more tries; what is tested is the replacing.
+        assert ready(runner)
         [first] = runner.pool.pids()
         status, body = asyncio.run(runner.run(sleepy, 600.0, Cost.LONG))
         assert status == 422 and body["error"]["kind"] == "limit"
         assert not running(first)  # killed, not left sleeping
-        assert asyncio.run(runner.run(sleepy, 0.0, Cost.LONG)) == (200, {"slept": 0.0})
+        assert ready(runner)  # (its replacement starts under the same 0.5 s)
         assert runner.pool.pids() != [first]
     finally:
         runner.close()
