@@ -14,9 +14,9 @@ from factor_graphs import brute_means, small_graphs
 import mscsp
 from mscsp.board import format_board
 from mscsp.cli import main
-from mscsp.errors import SolverLimitError
+from mscsp.errors import InvalidInputError, InvalidTypeError, SolverLimitError
 from mscsp.estimators import estimator_kinds, get_estimator
-from mscsp.estimators.bp import factor_graph, run_bp
+from mscsp.estimators.bp import bp_messages, factor_graph, run_bp
 from mscsp.estimators.mcmc import split_rhat
 
 
@@ -220,3 +220,26 @@ def test_both_are_listed_as_approximate():
     kinds = estimator_kinds()
     for name in ("bp", "mcmc"):
         assert kinds[name].family == "approximate" and not kinds[name].exact
+
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        ({"graph": "3x3x1"}, InvalidTypeError),
+        ({"iterations": -1}, InvalidInputError),
+        ({"iterations": 2.5}, InvalidInputError),
+        ({"iterations": True}, InvalidInputError),
+        ({"damping": 1.0}, InvalidInputError),
+        ({"damping": -0.1}, InvalidInputError),
+        ({"damping": "0.5"}, InvalidInputError),
+        ({"log_lambda": math.inf}, InvalidInputError),
+        ({"log_lambda": math.nan}, InvalidInputError),
+    ],
+)
+def test_bp_refuses_bad_arguments_in_one_line(change, error):
+    [graph] = small_graphs(1)
+    arguments = {"graph": graph, **change}
+    for function in (bp_messages, run_bp):
+        with pytest.raises(error) as raised:
+            function(**arguments)
+        assert "\n" not in str(raised.value)

@@ -30,7 +30,7 @@ import numpy as np
 from ..board import Board
 from ..constraints import build_system
 from ..deadline import Deadline
-from ..errors import InconsistentBoardError, InvalidInputError
+from ..errors import InconsistentBoardError, InvalidInputError, InvalidTypeError
 from ..reduce import reduce_system
 from .base import Estimator, EstimatorKind, on_board
 
@@ -300,9 +300,13 @@ def bp_messages(
     """Loopy BP's messages on ``graph`` (the arguments as for :func:`run_bp`).
 
     Raises:
+        InvalidTypeError: ``graph`` is not a :class:`FactorGraph` (see :func:`factor_graph`).
+        InvalidInputError: ``iterations`` is not a whole number >= 0, ``damping`` not in
+            ``[0, 1)`` or ``log_lambda`` not finite.
         InconsistentBoardError: A number's message vanishes (no layout fits what its
             neighbours allow: a contradiction BP finds).
     """
+    _check_settings(graph, iterations, damping, log_lambda)
     edges = Edges(graph)
     n_edges = len(edges.group)
     fixed = log_lambda is not None
@@ -342,6 +346,28 @@ def bp_messages(
     return BpMessages(edges, to_group, log_lam, BpReport(done, change, change < TOLERANCE, density))
 
 
+def _check_settings(
+    graph: FactorGraph, iterations: int, damping: float, log_lambda: float | None
+) -> None:
+    if not isinstance(graph, FactorGraph):
+        raise InvalidTypeError(
+            f"graph must be a FactorGraph (make one with factor_graph(board)), "
+            f"got {type(graph).__name__}"
+        )
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise InvalidInputError(f"iterations must be a whole number >= 0, got {iterations!r}")
+    if isinstance(damping, bool) or not isinstance(damping, (int, float)):
+        raise InvalidInputError(f"damping must be a number in [0, 1), got {damping!r}")
+    if not 0 <= damping < 1:
+        raise InvalidInputError(f"damping must be a number in [0, 1), got {damping!r}")
+    if log_lambda is not None and (
+        isinstance(log_lambda, bool)
+        or not isinstance(log_lambda, (int, float))
+        or not math.isfinite(log_lambda)
+    ):
+        raise InvalidInputError(f"log_lambda must be a finite number, got {log_lambda!r}")
+
+
 def run_bp(
     graph: FactorGraph,
     iterations: int = DEFAULT_ITERS,
@@ -363,6 +389,7 @@ def run_bp(
         ``g``) and the :class:`BpReport`.
 
     Raises:
+        InvalidTypeError, InvalidInputError: Bad arguments (see :func:`bp_messages`).
         InconsistentBoardError: A number's message vanishes (no layout fits what its
             neighbours allow: a contradiction BP finds).
     """
