@@ -150,12 +150,14 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 @click.option(
     "--decide",
     is_flag=True,
+    default=False,
     help="Time finding the certain cells only (safe / mine), by solver search on backends "
     "that can, instead of exact probabilities.",
 )
 @click.option(
     "--in-process",
     is_flag=True,
+    default=False,
     help="Solve in this process (faster start; only the backends' own limits apply, so a "
     "native counter may overrun the time limit).",
 )
@@ -182,6 +184,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 @click.option(
     "--resume",
     is_flag=True,
+    default=False,
     help="Go on from the runs recorded in --out's runs.jsonl (same corpus and limits), "
     "running only the others.",
 )

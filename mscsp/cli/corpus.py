@@ -82,7 +82,7 @@ class ListOf(click.ParamType):
 @out_option(
     "Write the corpus here (JSONL) instead of to standard output.", dir_okay=False, writable=True
 )
-@click.option("--overwrite", is_flag=True, help="Replace an existing --out file.")
+@click.option("--overwrite", is_flag=True, default=False, help="Replace an existing --out file.")
 @progress_option
 @json_option
 @reports_errors

@@ -96,7 +96,9 @@ from .progress import Progress, progress_option, wanted
 @time_limit_option(
     60.0, help="Seconds to count each position (0: no limit); a position past it is skipped."
 )
-@click.option("--overwrite", is_flag=True, help="Replace an earlier export in --out.")
+@click.option(
+    "--overwrite", is_flag=True, default=False, help="Replace an earlier export in --out."
+)
 @progress_option
 @json_option
 @reports_errors

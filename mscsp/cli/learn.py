@@ -200,7 +200,10 @@ def data(
     "Default: every size all along.",
 )
 @click.option(
-    "--fresh", is_flag=True, help="Start the run directory over instead of resuming its state."
+    "--fresh",
+    is_flag=True,
+    default=False,
+    help="Start the run directory over instead of resuming its state.",
 )
 @workers_option("Processes computing the model's extra inputs once")
 @seed_option
@@ -313,8 +316,10 @@ def last_metrics(run_dir: str | Path) -> dict[str, Any]:
     show_default=True,
     help="Games to play per preset (0: accuracy only).",
 )
-@click.option("--csp", is_flag=True, help="Also play csp-minprob on the same games.")
-@click.option("--lockstep", is_flag=True, help="Also time all games played in lockstep.")
+@click.option("--csp", is_flag=True, default=False, help="Also play csp-minprob on the same games.")
+@click.option(
+    "--lockstep", is_flag=True, default=False, help="Also time all games played in lockstep."
+)
 @click.option(
     "--out",
     "out_json",

@@ -21,7 +21,9 @@ from .play import parse_options
 
 @click.command("system")
 @click.argument("name", required=False)
-@click.option("--list", "list_systems", is_flag=True, help="List the systems and exit.")
+@click.option(
+    "--list", "list_systems", is_flag=True, default=False, help="List the systems and exit."
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
@@ -48,7 +50,9 @@ from .play import parse_options
     help="Trainer option, e.g. -o algorithm=initial for q-simple (repeatable).",
 )
 @seed_option
-@click.option("--resume", is_flag=True, help="Continue an interrupted training in --out.")
+@click.option(
+    "--resume", is_flag=True, default=False, help="Continue an interrupted training in --out."
+)
 @json_option
 @reports_errors
 def system(

@@ -44,7 +44,9 @@ def backend_option(
     )
 
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+json_option = click.option(
+    "--json", "as_json", is_flag=True, default=False, help="Print JSON for machines."
+)
 
 
 def mines_option(help: str = "Mine count of a custom board (with --size).") -> Callable:
@@ -265,7 +267,9 @@ def first_click_option(default: str = FirstClick.SAFE.value) -> Callable:
 
 def resume_option(what: str) -> Callable:
     """``--resume``: continue the interrupted run recorded at ``--out``."""
-    return click.option("--resume", is_flag=True, help=f"Continue the {what} recorded at --out.")
+    return click.option(
+        "--resume", is_flag=True, default=False, help=f"Continue the {what} recorded at --out."
+    )
 
 
 def exit_interrupted(hint: str = "") -> NoReturn:

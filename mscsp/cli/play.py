@@ -146,6 +146,7 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
 @click.option(
     "--overwrite",
     is_flag=True,
+    default=False,
     help="Start a new log at --out even if one is there (default: refuse to mix runs).",
 )
 @click.option(

@@ -59,6 +59,7 @@ def read_board_text(path: str | None) -> bytes:
     "--exact",
     "show_exact",
     is_flag=True,
+    default=False,
     help="Also give exact fractions (JSON key 'exact', or a list in text mode).",
 )
 @click.option(

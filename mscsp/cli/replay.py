@@ -47,6 +47,7 @@ from .table import format_table
     "--guesses",
     "guesses_only",
     is_flag=True,
+    default=False,
     help="List only the clicks that were not certain safe (the summary counts them all).",
 )
 @progress_option
@@ -57,7 +58,9 @@ from .table import format_table
     dir_okay=False,
 )
 @resume_option("archive rating")
-@click.option("--summary", is_flag=True, help="Archive: print the totals (also with --json).")
+@click.option(
+    "--summary", is_flag=True, default=False, help="Archive: print the totals (also with --json)."
+)
 @click.option("--csv", "csv_file", metavar="FILE", default=None, help="Archive: one row per game.")
 @click.option("--summary-json", metavar="FILE", default=None, help="Archive: the summary as JSON.")
 @click.option(
@@ -73,6 +76,7 @@ from .table import format_table
 @click.option(
     "--pluck",
     is_flag=True,
+    default=False,
     help="Archive: have ms_toollib compute its pluck (luck) too, to compare (slower).",
 )
 @reports_errors

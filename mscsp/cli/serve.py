@@ -45,7 +45,9 @@ def _is_loopback(host: str) -> bool:
     show_default=True,
     help="TCP port (0: any free port, shown at start).",
 )
-@click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
+@click.option(
+    "--open", "open_browser", is_flag=True, default=False, help="Open the page in a web browser."
+)
 @time_limit_option(
     10.0,
     help="Seconds per request, from its arrival (0: no limit); slower boards get the "
