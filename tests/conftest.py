@@ -104,11 +104,16 @@ def driver(tmp_path_factory):
     """A headless Chromium driven by Selenium (the browser tests skip where it is missing)."""
     import shutil
 
-    from selenium import webdriver
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if binary is None or chromedriver is None:
+        # (here, not in each test module, so that every test using a browser skips alike)
+        pytest.skip("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    options.binary_location = binary
     profile = tmp_path_factory.mktemp("chromium-profile")
     for arg in (
         "--headless",
@@ -122,7 +127,7 @@ def driver(tmp_path_factory):
         f"--user-data-dir={profile}",
     ):
         options.add_argument(arg)
-    browser = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    browser = webdriver.Chrome(service=Service(chromedriver), options=options)
     yield browser
     browser.quit()
 
