@@ -35,7 +35,7 @@ from .options import (
     time_limit_option,
 )
 from .progress import Progress, progress_option, wanted
-from .table import format_table
+from .table import format_table, rich_tables
 
 #: What each column of the summary table means (printed under it).
 LEGEND = (
@@ -80,16 +80,12 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     if sys.stdout.isatty():
         try:
             from rich.console import Console
-            from rich.table import Table
         except ImportError:
             pass
         else:
-            table = Table(title=title, title_justify="left")
-            for name in header:
-                table.add_column(name, justify="left" if name in header[:1] else "right")
-            for row in rows:
-                table.add_row(*(str(v) for v in row))
-            Console().print(table)
+            console = Console()
+            for table in rich_tables(title, header, rows, console.width):
+                console.print(table)
             return
     click.echo(f"{title}\n")
     click.echo(format_table(header, rows))
