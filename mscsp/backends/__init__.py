@@ -62,7 +62,9 @@ def get_backend(spec: str | Backend = DEFAULT_BACKEND, **kwargs: Any) -> Backend
     name, _, sub = spec.partition(":")
     cls = BACKENDS.get(name)
     if cls is None:
-        raise InvalidInputError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
+        from ..estimators.base import shown  # (here: the estimators import this module)
+
+        raise InvalidInputError(f"unknown backend {shown(name)}; choose from {', '.join(BACKENDS)}")
     if sub:
         kwargs["solver"] = sub
     return cls(**kwargs)

@@ -21,7 +21,7 @@ from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
 from ..validate import check_text, check_time_limit
 from . import bp, limited, mcmc, sampling
-from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board, run_report
+from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board, run_report, shown
 from .counting import CountingEstimator, counting_kinds
 from .learned import LearnedEstimator, learned_kinds
 
@@ -62,7 +62,7 @@ def kind_of(spec: str) -> EstimatorKind:
     check_text(spec, "backend")
     kind = estimator_kinds().get(spec.partition(":")[0].strip())
     if kind is None:
-        raise InvalidInputError(f"unknown backend {spec!r}; choose from {usage()}")
+        raise InvalidInputError(f"unknown backend {shown(spec)}; choose from {usage()}")
     return kind
 
 

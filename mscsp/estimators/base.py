@@ -14,6 +14,7 @@ import numpy as np
 
 from ..board import COVERED, FLAG, Board
 from ..errors import BackendUnavailableError, InvalidInputError
+from ..trust.numbers import parse_ascii_int
 
 #: Families of estimators, in the order listings show them.
 FAMILIES = ("exact", "approximate", "learned")
@@ -105,6 +106,32 @@ class Estimator(ABC):
     def estimate_batch(self, boards: Sequence[Board]) -> list[np.ndarray]:
         """:meth:`estimate` of each board; estimators that batch override it."""
         return [self.estimate(board) for board in boards]
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line error, cut to ``limit`` characters (a name from a
+    request or a file may be long; its control characters are escaped by ``repr``)."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def whole_arg(kind: EstimatorKind, arg: str, default: int, maximum: int) -> int:
+    """The whole number 1..``maximum`` after ``NAME:`` (``default`` when absent).
+
+    Written in ASCII digits only (:func:`mscsp.trust.numbers.parse_ascii_int`): ``str.isdigit``
+    also takes ``"²"``, which ``int`` then refuses, and ``maximum`` keeps a name from asking
+    for work or memory no run could give (``sampler:99999999999999999``).
+
+    Raises:
+        InvalidInputError: Anything else, in one line showing the form and the range.
+    """
+    if not arg:
+        return default
+    try:
+        return parse_ascii_int(arg, f"{kind.name}:{kind.arg}", minimum=1, maximum=maximum)
+    except InvalidInputError:
+        raise InvalidInputError(
+            f"{kind.name}:{kind.arg} needs a whole number from 1 to {maximum}, got {shown(arg)}"
+        ) from None
 
 
 def on_board(board: Board, probabilities: np.ndarray) -> np.ndarray:

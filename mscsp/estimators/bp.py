@@ -32,10 +32,12 @@ from ..constraints import build_system
 from ..deadline import Deadline
 from ..errors import InconsistentBoardError, InvalidInputError, InvalidTypeError
 from ..reduce import reduce_system
-from .base import Estimator, EstimatorKind, on_board
+from .base import Estimator, EstimatorKind, on_board, whole_arg
 
 #: Sweeps when the spec gives no ``ITERS``.
 DEFAULT_ITERS = 300
+#: Most sweeps a spec may ask for (a clock stops it sooner; a name cannot ask for more).
+MAX_ITERS = 1_000_000
 #: Weight of the old message in each update.
 DAMPING = 0.5
 #: Converged once no message entry (nor ``log lambda``) moves more than this in a sweep.
@@ -436,22 +438,9 @@ def _free_density(graph: FactorGraph) -> float:
     return graph.left / graph.n_free if graph.n_free else 0.0
 
 
-def whole_arg(kind: EstimatorKind, arg: str, default: int) -> int:
-    """The whole number >= 1 after ``NAME:`` (``default`` when absent).
-
-    Raises:
-        InvalidInputError: Anything else (one line naming the form).
-    """
-    if not arg:
-        return default
-    if not arg.isdigit() or int(arg) < 1:
-        raise InvalidInputError(f"{kind.name}:{kind.arg} needs a whole number >= 1, got {arg!r}")
-    return int(arg)
-
-
 def build(kind: EstimatorKind, arg: str, time_limit: float | None) -> BpEstimator:
     """``bp`` or ``bp:ITERS``."""
-    return BpEstimator(kind, whole_arg(kind, arg, DEFAULT_ITERS), time_limit)
+    return BpEstimator(kind, whole_arg(kind, arg, DEFAULT_ITERS, MAX_ITERS), time_limit)
 
 
 KIND = EstimatorKind(
@@ -460,7 +449,7 @@ KIND = EstimatorKind(
     exact=False,
     extra=None,
     description="loopy belief propagation on the group / number factor graph, total by a "
-    f"density fixed point (bp:ITERS, default {DEFAULT_ITERS} sweeps)",
+    f"density fixed point (bp:ITERS, default {DEFAULT_ITERS} sweeps, at most {MAX_ITERS})",
     arg="ITERS",
     batches=False,
     available=lambda: True,

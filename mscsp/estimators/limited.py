@@ -10,11 +10,12 @@ import numpy as np
 
 from ..board import Board
 from ..players.limited import CspLimitedPlayer
-from .base import Estimator, EstimatorKind, on_board
-from .sampling import count_arg
+from .base import Estimator, EstimatorKind, on_board, whole_arg
 
 #: Solutions per component when the spec gives no ``N`` (seed 004's cap).
 DEFAULT_SOLUTIONS = 100
+#: Most solutions per component a spec may ask for: it has no clock, so ``N`` is its bound.
+MAX_SOLUTIONS = 100_000
 
 
 class LimitedEstimator(Estimator):
@@ -33,7 +34,7 @@ class LimitedEstimator(Estimator):
 
 def build(kind: EstimatorKind, arg: str, time_limit: float | None) -> LimitedEstimator:
     """``csp-limited`` or ``csp-limited:N`` (it has no clock: ``N`` bounds its work)."""
-    return LimitedEstimator(kind, count_arg(kind, arg, DEFAULT_SOLUTIONS))
+    return LimitedEstimator(kind, whole_arg(kind, arg, DEFAULT_SOLUTIONS, MAX_SOLUTIONS))
 
 
 KIND = EstimatorKind(
@@ -42,7 +43,7 @@ KIND = EstimatorKind(
     exact=False,
     extra=None,
     description="exact propagation, frequencies over at most N solutions per component "
-    f"(csp-limited:N, default {DEFAULT_SOLUTIONS})",
+    f"(csp-limited:N, default {DEFAULT_SOLUTIONS}, at most {MAX_SOLUTIONS})",
     arg="N",
     batches=False,
     available=lambda: True,

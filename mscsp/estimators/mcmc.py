@@ -45,11 +45,13 @@ import numpy as np
 from ..board import Board
 from ..deadline import Deadline
 from ..errors import InconsistentBoardError, SolverLimitError
-from .base import Estimator, EstimatorKind
-from .bp import FactorGraph, factor_graph, whole_arg
+from .base import Estimator, EstimatorKind, whole_arg
+from .bp import FactorGraph, factor_graph
 
 #: Sweeps per chain when the spec gives no ``SWEEPS``.
 DEFAULT_SWEEPS = 400
+#: Most sweeps a spec may ask for: the trace holds every sweep of every chain.
+MAX_SWEEPS = 1_000_000
 #: Chains run side by side.
 CHAINS = 4
 #: Largest block of groups a move grows to.
@@ -454,9 +456,14 @@ def run_mcmc(
     frees = [graph.left - sum(x) for x in xs]
     per_sweep = max(len(state.factors), 1)
     sizes = graph.sizes.astype(float)
-    trace = np.zeros((chains, sweeps, len(sizes) + 1))
+    # The trace grows as sweeps finish (doubling), so memory follows the work done, not
+    # the sweeps asked for: a clock that stops a run early leaves no unused rows behind.
+    trace = np.zeros((chains, min(sweeps, 1024), len(sizes) + 1))
     done, moves, finished = 0, 0, True
     while done < sweeps:
+        if done == trace.shape[1]:
+            more = np.zeros((chains, min(done, sweeps - done), len(sizes) + 1))
+            trace = np.concatenate((trace, more), axis=1)
         for c in range(chains):
             for _ in range(per_sweep):
                 if deadline.remaining() == 0.0:
@@ -519,7 +526,7 @@ class McmcEstimator(Estimator):
 
 def build(kind: EstimatorKind, arg: str, time_limit: float | None) -> McmcEstimator:
     """``mcmc`` or ``mcmc:SWEEPS``."""
-    return McmcEstimator(kind, whole_arg(kind, arg, DEFAULT_SWEEPS), time_limit)
+    return McmcEstimator(kind, whole_arg(kind, arg, DEFAULT_SWEEPS, MAX_SWEEPS), time_limit)
 
 
 KIND = EstimatorKind(
@@ -528,7 +535,7 @@ KIND = EstimatorKind(
     exact=False,
     extra=None,
     description=f"{CHAINS} chains of block Gibbs moves over consistent layouts, split R-hat "
-    f"(mcmc:SWEEPS per chain, default {DEFAULT_SWEEPS})",
+    f"(mcmc:SWEEPS per chain, default {DEFAULT_SWEEPS}, at most {MAX_SWEEPS})",
     arg="SWEEPS",
     batches=False,
     available=lambda: True,

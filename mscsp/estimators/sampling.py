@@ -9,12 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..board import Board
-from ..errors import InvalidInputError
 from ..sampling import sample_layouts
-from .base import Estimator, EstimatorKind, on_board
+from .base import Estimator, EstimatorKind, on_board, whole_arg
 
 #: Layouts drawn when the spec gives no ``N``.
 DEFAULT_SAMPLES = 1000
+#: Most layouts a spec may ask for: the draws are held at once, one row of group counts
+#: per layout (100 times the default).
+MAX_SAMPLES = 100_000
 
 
 class SamplerEstimator(Estimator):
@@ -30,22 +32,9 @@ class SamplerEstimator(Estimator):
         return on_board(board, sample.probabilities)
 
 
-def count_arg(kind: EstimatorKind, arg: str, default: int) -> int:
-    """The whole number after ``NAME:`` (``default`` when absent).
-
-    Raises:
-        InvalidInputError: Not a whole number >= 1 (the message shows the form).
-    """
-    if not arg:
-        return default
-    if not arg.isdigit() or int(arg) < 1:
-        raise InvalidInputError(f"{kind.name}:{kind.arg} needs a whole number >= 1, got {arg!r}")
-    return int(arg)
-
-
 def build(kind: EstimatorKind, arg: str, time_limit: float | None) -> SamplerEstimator:
     """``sampler`` or ``sampler:N``."""
-    return SamplerEstimator(kind, count_arg(kind, arg, DEFAULT_SAMPLES), time_limit)
+    return SamplerEstimator(kind, whole_arg(kind, arg, DEFAULT_SAMPLES, MAX_SAMPLES), time_limit)
 
 
 KIND = EstimatorKind(
@@ -53,7 +42,8 @@ KIND = EstimatorKind(
     family="approximate",
     exact=False,
     extra=None,
-    description=f"mean of N exactly uniform layouts (sampler:N, default {DEFAULT_SAMPLES})",
+    description="mean of N exactly uniform layouts "
+    f"(sampler:N, default {DEFAULT_SAMPLES}, at most {MAX_SAMPLES})",
     arg="N",
     batches=False,
     available=lambda: True,
