@@ -12,6 +12,9 @@ solver against ours; :mod:`~mscsp.export.check` counts the files with real solve
 
 from __future__ import annotations
 
+import os
+import re
+import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,9 +25,12 @@ from ..backends import DEFAULT_BACKEND, get_backend
 from ..benchmark import CorpusEntry
 from ..bigint import to_decimal
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..inputs import read_bounded
 from ..outlock import output_lock
+from ..trust.files import open_output, refuse_link, remove_regular
+from ..trust.jsonl import loads_bounded
 from . import lp, mcc, mzn, opb
-from .index import INDEX, index_line
+from .index import INDEX, MAX_INDEX_BYTES, index_line
 from .instances import PER, CellSystem, position_systems
 
 #: Export formats and their writer modules.
@@ -72,19 +78,102 @@ def check_options(fmt: str, per: str, kind: str, encoding: str, weight: int) -> 
         raise InvalidInputError(f"weight must be an integer of at least 1, got {weight!r}")
 
 
+#: The name of every instance file an export writes: ``p<position>[-c<component>]-<k<mines>
+#: or w><suffix>`` (numbers zero-padded to at least 5 and 3 digits).
+_INSTANCE_NAME = re.compile(
+    r"p[0-9]{5,}(-c[0-9]{3,})?-(k[0-9]{3,}|w)("
+    + "|".join(re.escape(module.SUFFIX) for module in FORMATS.values())
+    + r")\Z"
+)
+
+#: What a name that is not ours is, for the error.
+_KINDS_OF_ENTRY = {stat.S_IFREG: "a file", stat.S_IFDIR: "a directory", stat.S_IFLNK: "a link"}
+
+
+def _earlier_files(out: Path) -> set[str]:
+    """The instance files the earlier export's ``out/index.jsonl`` lists: plain names
+    inside ``out`` that an export writes, nothing else (an index is a file anyone can
+    edit; a name such as ``../notes.txt`` or ``puzzle.lp`` in it is refused).
+
+    Raises:
+        InvalidInputError: The index is a link or not a regular file, too large, or a line
+            is not an index record; the message names the line.
+    """
+    path = out / INDEX
+    if not os.path.lexists(path):
+        return set()
+    refuse_link(path, "--out's export index")
+    data = read_bounded(path, MAX_INDEX_BYTES, "export index", allow_stdin=False)
+    files = set()
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {lineno}"
+        record = loads_bounded(line, where)
+        name = record.get("file") if isinstance(record, dict) else None
+        if not isinstance(name, str) or not _INSTANCE_NAME.match(name):
+            raise InvalidInputError(
+                f"{where}: not an export's index record (its 'file' must be an instance "
+                "file name such as p00000-c000-k004.cnf); remove the folder's files yourself"
+            )
+        files.add(name)
+    return files
+
+
 def _clear(out: Path, overwrite: bool) -> None:
-    """Makes ``out`` an empty folder to write in (removing only what an export writes)."""
+    """Makes ``out`` a folder to write in: new, empty, or (``overwrite``) one whose earlier
+    export is removed.
+
+    ``overwrite`` removes only what the earlier export wrote: the instance files its
+    ``index.jsonl`` lists (regular files only), that index, and a ``model.mzn`` holding
+    exactly the model an export writes. Anything else stays; anything else where this
+    export writes (an instance file name the index does not list, a folder or a link named
+    like one, a ``model.mzn`` of the user's) is refused before a file is touched.
+
+    Raises:
+        InvalidInputError: ``out`` is a file; it is not empty and not ``overwrite``; a
+            name this export writes is taken by something not ours.
+    """
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"--out {out} is a file, not a folder")
     if out.is_dir() and any(out.iterdir()):
         if not overwrite:
             raise InvalidInputError(f"--out {out} is not empty (give --overwrite to replace it)")
-        suffixes = {module.SUFFIX for module in FORMATS.values()}
-        for path in out.iterdir():
-            ours = path.name.startswith("p") and path.suffix in suffixes
-            if ours or path.name in (INDEX, mzn.MODEL_FILE):
-                path.unlink()
+        listed = _earlier_files(out)
+        ours = []
+        for path in sorted(out.iterdir()):
+            name = path.name
+            if name != INDEX and name != mzn.MODEL_FILE and not _INSTANCE_NAME.match(name):
+                continue  # a file of the user's that this export never writes: it stays
+            mode = os.lstat(path).st_mode
+            regular = stat.S_ISREG(mode)
+            if name == mzn.MODEL_FILE:
+                mine = regular and _holds(path, mzn.MODEL)
+            else:
+                mine = regular and (name == INDEX or name in listed)
+            if not mine:
+                what = _KINDS_OF_ENTRY.get(stat.S_IFMT(mode), "not a regular file")
+                raise InvalidInputError(
+                    f"--out {out} holds {name!r} ({what}), which is not the earlier "
+                    f"export's (see its {INDEX}): move it, or export to another folder"
+                )
+            ours.append(path)
+        for path in ours:
+            remove_regular(path)
     out.mkdir(parents=True, exist_ok=True)
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the regular file ``path`` holds exactly ``text`` (read no further)."""
+    expected = text.encode()
+    with path.open("rb") as handle:
+        return handle.read(len(expected) + 1) == expected
+
+
+def _write(path: Path, text: str, what: str) -> None:
+    """Writes a new file ``path`` (never through a link, never over anything)."""
+    with open_output(path, what, exclusive=True) as handle:
+        handle.write(text)
 
 
 def _instances(system: CellSystem, kind: str, weight: int) -> Iterable[tuple[str, int | None, int]]:
@@ -139,8 +228,8 @@ def export(
     with output_lock(out, "export folder"):
         _clear(out, overwrite)
         if fmt == "mzn":
-            (out / mzn.MODEL_FILE).write_text(mzn.MODEL)
-        with open(out / INDEX, "w", encoding="utf-8") as index:
+            _write(out / mzn.MODEL_FILE, mzn.MODEL, "MiniZinc model")
+        with open_output(out / INDEX, "export index", exclusive=True) as index:
             for position, entry in enumerate(entries):
                 source = entry.where if entry.line else entry.name
                 try:
@@ -162,7 +251,7 @@ def export(
                             written = mcc.write(system, mines, kind, encoding, weight, title)
                         else:
                             written = writer.write(system, mines, title)
-                        (out / name).write_text(written.text)
+                        _write(out / name, written.text, "instance file")
                         record = {
                             "file": name,
                             "kind": kind if fmt == "mcc" else writer.KIND,

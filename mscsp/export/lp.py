@@ -6,6 +6,7 @@ The objective is 0 (a feasibility problem: count its solutions); rows are split 
 
 from __future__ import annotations
 
+from ..trust.escape import comment_line
 from .instances import CellSystem
 from .mcc import Written
 
@@ -27,7 +28,8 @@ def write(system: CellSystem, mines: int, title: str = "") -> Written:
     """The LP text of ``system`` with exactly ``mines`` mines."""
     cells = tuple(range(1, system.cells + 1))
     lines = [
-        f"\\ mscsp export: {title}, exactly {mines} mines; x<i> is a cell, 1 for a mine",
+        f"\\ mscsp export: {comment_line(title)}, exactly {mines} mines; "
+        "x<i> is a cell, 1 for a mine",
         "Minimize",
         " obj: 0 x1",
         "Subject To",

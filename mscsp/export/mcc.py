@@ -23,6 +23,7 @@ from typing import NamedTuple
 from ..backends.cnf import exactly
 from ..errors import InvalidInputError
 from ..inputs import read_bounded
+from ..trust.escape import comment_line
 from .instances import CellSystem
 
 SUFFIX = ".cnf"
@@ -69,7 +70,7 @@ def write(
         clauses += more
     what = f"exactly {mines} mines" if mines is not None else f"weight {weight} per mine"
     lines = [
-        f"c mscsp export: {title}, {what}",
+        f"c mscsp export: {comment_line(title)}, {what}",
         f"c variables 1..{system.cells} are cells (a mine when true); "
         f"auxiliary variables above: CardEnc {encoding}",
         "c cells " + " ".join(f"{r},{c}" for r, c in system.board_cells),

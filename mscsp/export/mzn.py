@@ -4,6 +4,7 @@ solution per mine layout."""
 
 from __future__ import annotations
 
+from ..trust.escape import comment_line
 from .instances import CellSystem
 from .mcc import Written
 
@@ -35,7 +36,7 @@ def write(system: CellSystem, mines: int, title: str = "") -> Written:
     scopes = ", ".join("{" + ",".join(map(str, cells)) + "}" for cells, _ in system.constraints)
     needs = ", ".join(str(t) for _, t in system.constraints)
     lines = [
-        f"% mscsp export: {title}, exactly {mines} mines (model: {MODEL_FILE})",
+        f"% mscsp export: {comment_line(title)}, exactly {mines} mines (model: {MODEL_FILE})",
         f"n = {system.cells};",
         f"m = {len(system.constraints)};",
         f"scope = [{scopes}];",

@@ -6,6 +6,7 @@ is the number of mine layouts.
 
 from __future__ import annotations
 
+from ..trust.escape import comment_line
 from .instances import CellSystem
 from .mcc import Written
 
@@ -18,7 +19,8 @@ def write(system: CellSystem, mines: int, title: str = "") -> Written:
     rows = [*system.constraints, (tuple(range(1, system.cells + 1)), mines)]
     lines = [
         f"* #variable= {system.cells} #constraint= {len(rows)}",
-        f"* mscsp export: {title}, exactly {mines} mines; x<i> is a cell, 1 for a mine",
+        f"* mscsp export: {comment_line(title)}, exactly {mines} mines; "
+        "x<i> is a cell, 1 for a mine",
     ]
     lines += [" ".join(f"+1 x{v}" for v in cells) + f" = {t} ;" for cells, t in rows]
     return Written("\n".join(lines) + "\n", system.cells, len(rows))
