@@ -4,7 +4,9 @@ seed; only typed one-line errors may come out, and nothing on disk changes."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mscsp.backends import BACKENDS, get_backend
+from mscsp.benchmark import load_entries
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError, MscspError
 from mscsp.estimators import get_estimator
@@ -115,3 +118,84 @@ def test_fuzz_backend_names_give_only_typed_errors(name, sub):
         except MscspError as exc:
             assert one_line(exc)
     assert sorted(os.listdir(".")) == before
+
+
+# -- corpus lines -------------------------------------------------------------------------
+
+GOOD = json.dumps({"board": "3x1x1\n1?1\n", "name": "good"})
+
+#: Lines that once gave a traceback, or that a corpus from someone else may hold.
+BAD_LINES = {
+    "deep": "[" * 100_000,
+    "deep object": '{"board": ' + '{"a": ' * 5000 + "1" + "}" * 5001,
+    "long mines": '{"board": "3x1x1\\n1?1\\n", "mines": ' + "9" * 5000 + "}",
+    "huge mines": '{"board": "3x1x1\\n1?1\\n", "mines": ' + "9" * 1500 + "}",
+    "negative mines": '{"board": "3x1x1\\n1?1\\n", "mines": -1}',
+    "true mines": '{"board": "3x1x1\\n1?1\\n", "mines": true}',
+    "float mines": '{"board": "3x1x1\\n1?1\\n", "mines": 1e400}',
+    "a list": '["not", "a", "record"]',
+    "board a number": '{"board": 12}',
+    "name an object": '{"board": "3x1x1\\n1?1\\n", "name": {"a": [1]}}',
+    "name too long": json.dumps({"board": "3x1x1\n1?1\n", "name": "n" * 100_000}),
+    "NaN": '{"board": "3x1x1\\n1?1\\n", "mines": NaN}',
+    "cut": '{"board": "3x1x1\\n1?1\\n"',
+}
+
+
+def write_corpus(folder: Path, line: str) -> Path:
+    path = folder / "corpus.jsonl"
+    path.write_text(f"{GOOD}\n{line}\n", encoding="utf-8", errors="surrogatepass")
+    return path
+
+
+@pytest.mark.parametrize("line", BAD_LINES.values(), ids=list(BAD_LINES))
+def test_a_hostile_corpus_line_is_one_typed_error_naming_the_line(tmp_path, line):
+    path = write_corpus(tmp_path, line)
+    with pytest.raises(MscspError, match=r"^corpus line 2 of .*corpus\.jsonl: ") as info:
+        load_entries(path)
+    assert one_line(info.value)
+
+
+@pytest.mark.parametrize("command", ["bench", "export"])
+@pytest.mark.parametrize(
+    "line", [BAD_LINES["deep"], BAD_LINES["long mines"]], ids=["deep", "mines"]
+)
+def test_bench_and_export_refuse_a_hostile_corpus_and_write_nothing(tmp_path, command, line):
+    path = write_corpus(tmp_path, line)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [command, "--corpus", str(path), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("mscsp: error: corpus line 2 of ")
+    assert result.output.strip().count("\n") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_good_corpus_still_reads_with_its_labels(tmp_path):
+    path = write_corpus(tmp_path, json.dumps({"board": "1?1\n", "mines": 1, "preset": "p"}))
+    first, second = load_entries(path)
+    assert (first.name, second.family, second.board.mines) == ("good", "p", 1)
+
+
+#: Pieces hostile corpus lines are made of.
+JSON_PIECES = st.sampled_from(
+    ['{"board": ', '"3x1x1\\n1?1\\n"', '"\\u0000"', '"\\ud800"', "[", "]", "{", "}", ",", ":",
+     '"mines": ', '"name": ', '"family": ', "9" * 2500, "-1", "1e999", "NaN", "true", "null",
+     '"../../etc/passwd"', '"\\n-1 0\\nc "', "\x00", "\x1b", "\u2028", "\\", '"']
+)  # fmt: skip
+LINES = st.one_of(st.lists(JSON_PIECES, max_size=12).map("".join), st.text(max_size=60))
+
+
+@FUZZ
+@given(LINES)
+def test_fuzz_corpus_lines_give_only_typed_errors_naming_the_line(tmp_path_factory, line):
+    assume("\n" not in line and "\r" not in line and line.strip())
+    folder = tmp_path_factory.mktemp("corpus")
+    path = write_corpus(folder, line)
+    try:
+        entries = load_entries(path)
+    except MscspError as exc:
+        assert one_line(exc) and str(exc).startswith(f"corpus line 2 of {path}: ")
+    else:  # read: then every field was of its type and range
+        assert len(entries) == 2 and all(len(e.name) <= 1000 for e in entries)
+    assert sorted(p.name for p in folder.iterdir()) == ["corpus.jsonl"]
