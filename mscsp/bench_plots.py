@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BackendUnavailableError
+from .trust.escape import plain_label, plain_text
 
 #: File formats every plot is written in.
 FORMATS = ("png", "svg")
@@ -83,7 +84,7 @@ def cactus(runs: list[dict[str, Any]], stem: Path, time_limit: float | None) -> 
             marker=_LINE_MARKERS[i // 10 % len(_LINE_MARKERS)],
             ms=3,
             color=colours[i % len(colours)],
-            label=f"{name} ({len(times)})",
+            label=plain_label(f"{name} ({len(times)})"),
         )
     if time_limit:
         ax.axhline(time_limit, color="grey", lw=0.8, ls="--")
@@ -136,9 +137,9 @@ def scatter(
     ax.set_yscale("log")
     ax.set_xlim(_FLOOR, border * 1.5)
     ax.set_ylim(_FLOOR, border * 1.5)
-    ax.set_xlabel(f"{first} time (s)")
-    ax.set_ylabel(f"{second} time (s)")
-    ax.set_title(f"{second} against {first}; unsolved on the border")
+    ax.set_xlabel(plain_label(f"{first} time (s)"))
+    ax.set_ylabel(plain_label(f"{second} time (s)"))
+    ax.set_title(plain_label(f"{second} against {first}; unsolved on the border"))
     if kinds:
         ax.legend(fontsize="small")
     fig.tight_layout()
@@ -176,13 +177,15 @@ def scatter_pairs(runs: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def write_plots(runs: list[dict[str, Any]], folder: Path, time_limit: float | None) -> list[Path]:
     """``cactus.png/.svg`` and ``scatter-A-vs-B.png/.svg`` for the pairs of
-    :func:`scatter_pairs`.
+    :func:`scatter_pairs`, backend names drawn as plain text (mathtext off: a ``$`` in a
+    name is a dollar sign).
 
     Raises:
         BackendUnavailableError: matplotlib is not installed.
     """
-    written = cactus(runs, folder / "cactus", time_limit)
-    for first, second in scatter_pairs(runs):
-        stem = folder / f"scatter-{_slug(first)}-vs-{_slug(second)}"
-        written += scatter(runs, first, second, stem, time_limit)
+    with plain_text():
+        written = cactus(runs, folder / "cactus", time_limit)
+        for first, second in scatter_pairs(runs):
+            stem = folder / f"scatter-{_slug(first)}-vs-{_slug(second)}"
+            written += scatter(runs, first, second, stem, time_limit)
     return written

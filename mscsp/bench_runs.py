@@ -27,6 +27,7 @@ import numpy as np
 
 from .backends.position import PositionDecision
 from .errors import InvalidInputError
+from .trust.escape import csv_cell
 
 #: Columns of ``runs.csv`` (and the leading keys of a ``runs.jsonl`` run line).
 RUN_COLUMNS = (
@@ -197,9 +198,10 @@ class RunsLog:
 
 
 def write_runs_csv(rows: list[dict[str, Any]], path: Path) -> Path:
-    """``runs.csv``: the :data:`RUN_COLUMNS` of every run."""
+    """``runs.csv``: the :data:`RUN_COLUMNS` of every run (a corpus line's name or family
+    that a spreadsheet would run as a formula starts with an apostrophe)."""
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(RUN_COLUMNS), extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({key: csv_cell(value) for key, value in row.items()} for row in rows)
     return path

@@ -306,6 +306,7 @@ def heatmap_figure(solution: Solution, title: str | None = None) -> Any:
         title or f"{cols}x{rows}, {board.mines} mines: {kind} mine probability",
         fontsize=9,
         pad=22,
+        parse_math=False,  # a caller's title is text, not a formula
     )
     y = top + board_h + gap + 0.1  # (room for the board's frame)
     _draw_key(axes("key", left, y, width, key_h), width, key_rows)

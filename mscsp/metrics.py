@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .board import COVERED
+from .trust.escape import plain_label
 
 #: Estimates at or above it call a cell unsafe; below it, safe.
 SAFE_CALL = 0.01
@@ -128,7 +129,8 @@ def plot_calibration(tables: dict[str, list[dict[str, float]]], path: Any) -> An
     ax.plot([0, 1], [0, 1], "--", color="grey", lw=0.8, label="perfect")
     for name, rows in tables.items():
         if rows:
-            ax.plot([r["estimate"] for r in rows], [r["exact"] for r in rows], "o-", label=name)
+            xs, ys = [r["estimate"] for r in rows], [r["exact"] for r in rows]
+            ax.plot(xs, ys, "o-", label=plain_label(name))
     ax.set_xlabel("estimated mine probability (bin mean)")
     ax.set_ylabel("exact mine probability (bin mean)")
     ax.set_xlim(0, 1)

@@ -8,7 +8,6 @@ Everything here works on the records of :mod:`mscsp.replay.archive` (the lines o
 from __future__ import annotations
 
 import csv
-import html
 import io
 from collections import defaultdict
 from collections.abc import Iterable
@@ -16,6 +15,7 @@ from statistics import mean
 from typing import Any
 
 from ..harness import wilson
+from ..trust.escape import csv_cell, html_text, plain_label, plain_text
 
 #: Games in the worst-mistakes list.
 WORST = 10
@@ -94,6 +94,13 @@ def group_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _order(value: Any) -> tuple[int, Any]:
+    """A sort key that puts integers first, in order, then anything else as text."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (0, value)
+    return (1, str(value))
+
+
 def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str, Any]:
     """The archive's summary: ``all`` games, ``groups`` per board and mode, ``trends`` per
     board and month, the ``worst`` mistakes, and the files that were not rated
@@ -111,7 +118,9 @@ def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str
         for c in g.get("clicks", []):
             if c["loss"] > 0:
                 mistakes.append({"file": g["file"], "board_name": g["board"], **c})
-    mistakes.sort(key=lambda m: (-m["loss"], m["file"], m["number"]))
+    # (A resumed log is a file anyone can edit: a click number that is text sorts last
+    # rather than failing to compare with the numbers.)
+    mistakes.sort(key=lambda m: (-m["loss"], str(m["file"]), _order(m["number"])))
     boards = {g["file"]: g.get("worst") for g in games}
     for m in mistakes[:worst]:
         shown = boards.get(m["file"])
@@ -135,7 +144,9 @@ def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str
 
 
 def games_csv(records: Iterable[dict[str, Any]]) -> str:
-    """One CSV row per file (rated or not), columns :data:`CSV_COLUMNS`."""
+    """One CSV row per file (rated or not), columns :data:`CSV_COLUMNS`; text cells that a
+    spreadsheet would run as a formula (a player named ``=1+1``) start with an apostrophe
+    (:func:`~mscsp.trust.escape.csv_cell`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([name for name, _ in CSV_COLUMNS])
@@ -143,7 +154,7 @@ def games_csv(records: Iterable[dict[str, Any]]) -> str:
         row = []
         for _, path in CSV_COLUMNS:
             value = _get(record, path)
-            row.append("" if value is None else value)
+            row.append("" if value is None else csv_cell(value))
         writer.writerow(row)
     return out.getvalue()
 
@@ -221,8 +232,26 @@ def _month_rows(summary: dict[str, Any]) -> list[list[str]]:
     return summary_rows(summary["trends"], "month")
 
 
+def _fixed(value: Any) -> str:
+    """A probability or loss with 3 decimals; anything else (a damaged log) as text."""
+    real = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return f"{value:.3f}" if real else str(value)
+
+
+def _cell(value: Any) -> str:
+    """A clicked cell ``(row,col)``; anything else (a damaged log) as text."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"({value[0]},{value[1]})"
+    return str(value)
+
+
 def html_report(summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
-    """A self-contained HTML page of the summary, with plots as inline PNG images."""
+    """A self-contained HTML page of the summary, with plots as inline PNG images.
+
+    Every field is escaped (:func:`~mscsp.trust.escape.html_text`), whether it comes
+    from this run or a resumed log someone else may have written; a plot that cannot be
+    drawn is left out with a note rather than losing the report.
+    """
     games = [r for r in records if r.get("status") == "ok"]
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>mscsp archive report</title>",
@@ -236,40 +265,53 @@ def html_report(summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
         "<h2>By board and mode</h2>",
         _html_table(SUMMARY_COLUMNS, summary_rows(summary["groups"], "mode")),
     ]
-    for title, png in _plots(summary, games):
-        parts.append(f"<h2>{html.escape(title)}</h2><img alt='{html.escape(title)}' src='{png}'>")
+    for title, png, failure in _plots(summary, games):
+        parts.append(f"<h2>{html_text(title)}</h2>")
+        if failure:
+            parts.append(f"<p>(not drawn: {html_text(failure)})</p>")
+        else:
+            parts.append(f"<img alt='{html_text(title)}' src='{html_text(png)}'>")
     parts += [
         "<h2>By month</h2>",
         _html_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)),
         "<h2>Worst mistakes</h2>",
     ]
     for m in summary["worst"]:
-        parts.append(
-            f"<p>{html.escape(m['file'])}: click {m['number']} at ({m['cell'][0]},"
-            f"{m['cell'][1]}), p = {m['probability']:.3f}, safest {m['safest']:.3f}, loss "
-            f"{m['loss']:.3f} ({m['source']})</p>"
+        shown = (
+            f"{m.get('file')}: click {m.get('number')} at {_cell(m.get('cell'))}, p = "
+            f"{_fixed(m.get('probability'))}, safest {_fixed(m.get('safest'))}, loss "
+            f"{_fixed(m.get('loss'))} ({m.get('source')})"
         )
+        parts.append(f"<p>{html_text(shown)}</p>")
         if m.get("board"):
-            parts.append(f"<pre>{html.escape(m['board'])}</pre>")
+            parts.append(f"<pre>{html_text(m['board'])}</pre>")
     if summary["errors"]:
         parts.append("<h2>Files not rated</h2><ul>")
         for e in summary["errors"]:
-            parts.append(f"<li>{html.escape(e['file'])}: {html.escape(e['reason'])}</li>")
+            parts.append(f"<li>{html_text(e['file'])}: {html_text(e['reason'])}</li>")
         parts.append("</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
 def _html_table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    head = "".join(f"<th>{html_text(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{html_text(v)}</td>" for v in row) + "</tr>" for row in rows
     )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _plots(summary: dict[str, Any], games: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(title, data URL) of each plot; none when matplotlib is missing."""
+def _plots(
+    summary: dict[str, Any], games: list[dict[str, Any]]
+) -> list[tuple[str, str, str | None]]:
+    """(title, data URL, why it was not drawn) of each plot; none when matplotlib is
+    missing.
+
+    Board names and months come from the logs: drawn as plain text (mathtext off, one line
+    each), so a board named ``$\\bad{$`` is a label, not a formula; and a plot that fails
+    anyway is reported as not drawn rather than losing the whole report.
+    """
     try:
         import matplotlib
 
@@ -278,7 +320,27 @@ def _plots(summary: dict[str, Any], games: list[dict[str, Any]]) -> list[tuple[s
     except ImportError:
         return []
     plots = []
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for title, draw in (
+        ("Win rate by month", lambda ax: _win_rates(ax, summary)),
+        ("Luck against accuracy", lambda ax: _luck(ax, games)),
+    ):
+        try:
+            with plain_text():
+                fig, ax = plt.subplots(figsize=(7, 3.5))
+                draw(ax)
+                plots.append((title, _png(fig), None))
+        # (matplotlib raises many kinds of error on odd data: ValueError, RuntimeError, ...;
+        # whichever it is, this figure is lost and the report is not.)
+        except Exception as exc:
+            why = (str(exc).splitlines() or [""])[0]
+            plots.append((title, "", plain_label(f"{type(exc).__name__}: {why}")))
+        finally:
+            plt.close("all")
+    return plots
+
+
+def _win_rates(ax: Any, summary: dict[str, Any]) -> None:
+    """Win rate by month, one line per board."""
     dated = [t for t in summary["trends"] if t["month"] != "undated"]
     # One month axis for every board, in calendar order (categorical axes keep the order
     # in which the first series names them).
@@ -287,14 +349,17 @@ def _plots(summary: dict[str, Any], games: list[dict[str, Any]]) -> list[tuple[s
         points = [t for t in dated if t["board"] == board and t["win_rate"] is not None]
         if points:
             xs = [months.index(t["month"]) for t in points]
-            ax.plot(xs, [100 * t["win_rate"] for t in points], marker="o", label=board)
-    ax.set_xticks(range(len(months)), months, rotation=45)
+            ys = [100 * t["win_rate"] for t in points]
+            ax.plot(xs, ys, marker="o", label=plain_label(board))
+    ax.set_xticks(range(len(months)), [plain_label(m) for m in months], rotation=45)
     ax.set_ylabel("win rate (%)")
     ax.set_xlabel("month")
     if dated:
         ax.legend()
-    plots.append(("Win rate by month", _png(fig)))
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+
+
+def _luck(ax: Any, games: list[dict[str, Any]]) -> None:
+    """Luck against accuracy, one point per game (wins green, losses red)."""
     for result, colour in (("won", "tab:green"), ("lost", "tab:red")):
         chosen = [g for g in games if g["result"] == result]
         ax.scatter(
@@ -308,9 +373,6 @@ def _plots(summary: dict[str, Any], games: list[dict[str, Any]]) -> list[tuple[s
     ax.set_xlabel("accuracy")
     ax.set_ylabel("luck (chance of surviving the guesses)")
     ax.legend()
-    plots.append(("Luck against accuracy", _png(fig)))
-    plt.close("all")
-    return plots
 
 
 def _png(fig: Any) -> str:
