@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -13,6 +13,8 @@ import webbrowser
 import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
+from ..trust.hosts import allow_list, is_loopback
+from ..trust.names import check_operator_name
 from .options import (
     EXIT_INTERRUPTED,
     AsciiInt,
@@ -23,21 +25,36 @@ from .options import (
 )
 from .vocabulary import MAX_SERVE_WORKERS, MAX_TIME_LIMIT
 
-#: Host names a loopback-bound server answers to (others are refused: DNS rebinding).
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind. Any but loopback (127.0.0.0/8, ::1, localhost) is reachable from "
+    "other machines: the server then needs the token it prints in its URL.",
+)
+@click.option(
+    "--no-token",
+    is_flag=True,
+    help="Serve other machines without a token: anyone who reaches the port may use it.",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests sent to this host name (repeatable; the bind's own names "
+    "are always answered, others refused against DNS rebinding).",
+)
+@click.option(
+    "--allow-backend",
+    "allow_backends",
+    multiple=True,
+    metavar="SPEC",
+    help="Let requests use this exact backend name too (repeatable): a program "
+    "('external:d4 --exact') or a checkpoint ('learner:PATH'), which requests cannot name.",
+)
 @click.option(
     "--port",
     type=AsciiInt(0, 65535),
@@ -73,6 +90,9 @@ def _is_loopback(host: str) -> bool:
 @reports_errors
 def serve(
     host: str,
+    no_token: bool,
+    allow_hosts: tuple[str, ...],
+    allow_backends: tuple[str, ...],
     port: int,
     open_browser: bool,
     time_limit: float,
@@ -83,7 +103,8 @@ def serve(
     """Serve the web analyser: paste or draw a board, see the exact odds, play a game.
 
     Binds to 127.0.0.1 unless --host says otherwise; every asset comes from the package
-    (no external network). Stop with Ctrl-C.
+    (no external network). Requests choose among built-in backends only; programs and
+    checkpoints are allowed here, with --allow-backend. Stop with Ctrl-C.
     """
     try:
         import uvicorn
@@ -96,24 +117,34 @@ def serve(
         ) from None
     if not host:
         raise InvalidInputError("--host must not be empty")
-    local = _is_loopback(host)
+    allowed = tuple(dict.fromkeys(check_operator_name(spec) for spec in allow_backends))
     limits = Limits(
         # 0 is no limit, as everywhere: the longest limit any option takes.
         time_limit=time_limit or MAX_TIME_LIMIT,
         max_cells=max_cells,
         workers=workers,
         memory_mb=memory_limit or None,
-    )
-    app = create_app(
-        limits,
-        allowed_hosts=LOOPBACK_NAMES if local else None,
+        allowed_names=allowed,
     )
     sock = _listen(host, port)
     port = sock.getsockname()[1]
+    # Whether the socket is reachable from other machines is a property of what it is bound
+    # to (localhost.localdomain may resolve to 127.0.0.1), told by the one loopback test.
+    bound = sock.getsockname()[0]
+    local = is_loopback(bound)
+    token = None if local or no_token else secrets.token_urlsafe(24)
+    app = create_app(
+        limits, allowed_hosts=allow_list(bound, (host, bound, *allow_hosts)), token=token
+    )
+    threading.Thread(target=app.state.meta, name="mscsp-meta", daemon=True).start()
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/"
+    url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     if not local:
-        click.echo(f"mscsp: warning: serving on {host}, reachable from other machines", err=True)
+        click.echo(
+            f"mscsp: warning: serving on {host}, reachable from other machines"
+            + (": anyone who reaches the port may use it (--no-token)" if no_token else ""),
+            err=True,
+        )
     click.echo(f"mscsp analyser on {url} (Ctrl-C to stop)", err=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers, QueryParams
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -33,6 +34,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MscspError
+from ..trust.hosts import HostAllowList
 from .pool import WorkerPool, prepare
 from .replay_api import Upload, replay_request
 from .service import (
@@ -74,6 +76,13 @@ ATTEMPT_GRACE = 0.25
 #: Worker processes of the quick lane: short tries only, so a small request waits at most
 #: for one of those, never behind a long solve.
 QUICK = 1
+#: Seconds ``/api/meta``'s one computation may take (importing every optional package to
+#: ask whether it is installed): not a request's time limit, which a page must not need to
+#: load its menus.
+META_SECONDS = 300.0
+#: Where a request may carry the server's token besides the query (``?token=``): a header,
+#: and the cookie the page gets when it is opened with the token in its URL.
+TOKEN_HEADER = "x-mscsp-token"
 
 #: Headers on every answer: the page loads only its own assets and cannot be framed.
 SECURITY_HEADERS = {
@@ -108,6 +117,70 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class Gate:
+    """Refuses a request whose ``Host`` is not on the allow-list (421), or that lacks the
+    server's token where it has one (403), before anything else reads it.
+
+    The token is taken from the query (``?token=``, the URL ``mscsp serve`` prints), the
+    ``X-Mscsp-Token`` header, ``Authorization: token ...``, or the cookie set when a request
+    brought it in its query: the page, opened from the printed URL, keeps working. The
+    cookie is ``HttpOnly`` and ``SameSite=Strict``, so another site's page never sends it.
+
+    Args:
+        app: The application.
+        hosts: The ``Host`` allow-list (``None``: any host).
+        token: The token (``None``: none needed).
+    """
+
+    def __init__(self, app: ASGIApp, hosts: HostAllowList | None, token: str | None):
+        self.app = app
+        self.hosts = hosts
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        if self.hosts is not None and not self.hosts.allows(headers.get("host", "")):
+            refused = ApiError(421, "host", "this server does not answer to that host name")
+            await _error_response(refused)(scope, receive, send)
+            return
+        if self.token is None:
+            await self.app(scope, receive, send)
+            return
+        cookie = f"mscsp-token-{(scope.get('server') or ('', 0))[1]}"
+        query = QueryParams(scope.get("query_string", b"")).get("token")
+        authorization = headers.get("authorization", "")
+        offered = [
+            query,
+            headers.get(TOKEN_HEADER),
+            authorization[6:] if authorization.lower().startswith("token ") else None,
+            Request(scope).cookies.get(cookie),
+        ]
+        if not any(self._matches(given) for given in offered):
+            refused = ApiError(403, "token", "this server needs its token: open the URL it printed")
+            await _error_response(refused)(scope, receive, send)
+            return
+        if not self._matches(query):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                value = f"{cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", value.encode())]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+    def _matches(self, given: str | None) -> bool:
+        """Whether ``given`` is the token (compared in constant time)."""
+        if given is None or self.token is None:
+            return False
+        return secrets.compare_digest(given.encode(), self.token.encode())
 
 
 class Runner:
@@ -242,14 +315,22 @@ class Runner:
         except TimeoutError:
             raise clock.error() from None
 
-    def alone(self, handler: Handler, body: Any) -> tuple[int, bytes]:
+    def alone(self, handler: Handler, body: Any, seconds: float | None = None) -> tuple[int, bytes]:
         """``handler(body, limits)`` in a worker process of its own, stopped after: for what
         imports much and is asked once, so that the server's process stays small, and
         quick to stop (a process that has imported JAX takes a second to exit). It blocks:
-        call it in a thread."""
+        call it in a thread.
+
+        Args:
+            handler: The handler.
+            body: Its body.
+            seconds: Its time limit (``None``: the requests' limit).
+        """
         pool = WorkerPool(1, self.limits.memory_mb, nice=0)
         self.lone.add(pool)
         limits = replace(self.limits, arrived=time.monotonic())
+        if seconds is not None:
+            limits = replace(limits, time_limit=seconds)
         clock = Clock.of(body, limits)
         try:
             found = pool.call(handler, body, limits, clock.end, GRACE)
@@ -317,25 +398,33 @@ Reader = Callable[[Request, int], Awaitable[Any]]
 
 
 def _error_response(exc: Exception) -> JSONResponse:
+    """The JSON error answer of ``exc`` (see :func:`~mscsp.web.service.error_body`)."""
     status, body = error_body(exc)
     return JSONResponse(body, status_code=status)
 
 
 def create_app(
-    limits: Limits | None = None, allowed_hosts: Sequence[str] | None = None
+    limits: Limits | None = None,
+    allowed_hosts: HostAllowList | Sequence[str] | None = None,
+    token: str | None = None,
 ) -> Starlette:
     """The web analyser as an ASGI application.
 
     Args:
         limits: Request limits (defaults of :class:`~mscsp.web.service.Limits`).
-        allowed_hosts: Host names the server answers to (``None``: any). ``mscsp serve``
-            passes the loopback names when bound to localhost, which keeps other sites from
-            reaching it through DNS rebinding.
+        allowed_hosts: The ``Host`` names the server answers to (``None``: any): an
+            allow-list (:func:`mscsp.trust.hosts.allow_list`, which ``mscsp serve`` derives
+            from its bind), or names, with the loopback ones, as that list takes them.
+            Others get 421: it keeps other sites from reaching the server through DNS
+            rebinding.
+        token: The token every request must carry (``None``: none; see :class:`Gate`).
 
     Returns:
         The Starlette application.
     """
     limits = limits or Limits()
+    if allowed_hosts is not None and not isinstance(allowed_hosts, HostAllowList):
+        allowed_hosts = HostAllowList(frozenset(name.lower() for name in allowed_hosts))
     runner = Runner(limits)
 
     def endpoint(handler: Handler, cost: Cost = Cost.LONG, read: Reader = read_json) -> Callable:
@@ -362,10 +451,11 @@ def create_app(
 
     def fetch_meta() -> tuple[int, bytes]:
         # Asking each backend whether it is installed imports its package (JAX, OR-Tools:
-        # seconds): done once, in a process of its own; requests meanwhile wait for it.
+        # seconds): done once, in a process of its own, under its own limit, not a
+        # request's; requests meanwhile wait for it.
         with meta_lock:
             if not cached_meta:
-                status, out = runner.alone(meta_request, None)
+                status, out = runner.alone(meta_request, None, META_SECONDS)
                 if status != 200:
                     return status, out
                 cached_meta.append(out)
@@ -385,9 +475,7 @@ def create_app(
         finally:  # no worker process outlives the server
             runner.close()
 
-    middleware = [Middleware(SecurityHeaders)]
-    if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    middleware = [Middleware(SecurityHeaders), Middleware(Gate, hosts=allowed_hosts, token=token)]
     app = Starlette(
         routes=[
             Route("/", index),
@@ -406,4 +494,5 @@ def create_app(
     )
     app.state.limits = limits
     app.state.runner = runner
+    app.state.meta = fetch_meta  # (mscsp serve computes it at start, ahead of the page)
     return app

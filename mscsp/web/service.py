@@ -41,6 +41,7 @@ from ..estimators import (
     estimator_kinds,
     get_estimator,
     is_counting,
+    kind_of,
     run_report,
 )
 from ..explain import explain, parse_cells
@@ -52,6 +53,12 @@ from ..probabilities import Solution
 from ..render import solution_json
 from ..session import GameSession
 from ..solver import kernel_solves, solve
+from ..trust.names import (
+    PROGRAM_BACKENDS,
+    SHIPPED_MODELS,
+    check_player_name,
+    check_request_name,
+)
 from .insight import WhatIf, dead_cells, fifty_fifties, why_best, why_rule
 
 
@@ -78,6 +85,10 @@ class Limits:
             that gives it its whole time limit (``None``: its whole limit). The runner sets
             it for a :attr:`Cost.TIMED` request's short try in a worker; :func:`_backend`
             enforces it, and a handler that cannot stop within it raises :class:`NotHere`.
+        allowed_names: Backend and estimator names the server's operator allowed besides
+            the built-in ones (``mscsp serve --allow-backend``): a program or a checkpoint
+            path, usable by a request that sends exactly that name
+            (:func:`mscsp.trust.names.check_request_name`).
     """
 
     max_body: int = 256 * 1024
@@ -88,6 +99,7 @@ class Limits:
     arrived: float | None = None
     bounded: bool = False
     attempt: float | None = None
+    allowed_names: tuple[str, ...] = ()
 
 
 class Cost(Enum):
@@ -202,7 +214,8 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
     missing), ``invalid``, ``inconsistent`` (with ``cell``, ``[row, col]``, when the message
     names one), ``unavailable``, ``limit`` (each with the CLI's ``exit_code``; a board that
     parsed but could not be solved comes back as ``board``, in canonical text), and
-    ``request``, ``too_large``, ``busy`` from the server.
+    ``request``, ``too_large``, ``busy``, ``host`` (a ``Host`` the server does not answer
+    to) and ``token`` (the server's token missing) from the server.
     """
     if isinstance(exc, ApiError):
         return exc.status, {"error": {"kind": exc.kind, "message": str(exc)}}
@@ -317,6 +330,8 @@ class DeadlineBackend(Backend):
 
     The inner backend's own limit is what was left when the solve began, so one slow
     component stops at about the request's end; this wrapper stops a solve with many.
+    A program's failure (``external:...``, which only the operator may name) is told
+    without what the program printed: a request never gets a child's output back.
 
     Args:
         inner: The backend that counts.
@@ -332,7 +347,17 @@ class DeadlineBackend(Backend):
 
     def count(self, component: Component) -> ComponentCount:
         self.clock.left()
-        return self.inner.count(component)
+        if self.inner.name not in PROGRAM_BACKENDS:
+            return self.inner.count(component)
+        try:
+            return self.inner.count(component)
+        except SolverLimitError:
+            raise  # (its own words: the limit, or the memory ceiling)
+        except MscspError:
+            raise InvalidInputError(
+                f"the counter program of backend {self.inner.name!r} gave no exact count "
+                "(what it printed stays on the server)"
+            ) from None
 
 
 def _backend(name: str, clock: Clock, limits: Limits) -> Backend:
@@ -555,14 +580,20 @@ def explain_request(body: Any, limits: Limits) -> dict[str, Any]:
     """``POST /api/explain``: why cells are certain, or why they have their probability.
 
     Request fields: ``board`` (text), ``mines``, ``time_limit``, ``cells`` (a list of
-    ``[row, col]``; omitted: every certain cell). The answer's ``explanations`` are those of
-    ``mscsp probs --explain --json`` (see :mod:`mscsp.explain`).
+    ``[row, col]``, at most the board's cell count; omitted: every certain cell). The
+    answer's ``explanations`` are those of ``mscsp probs --explain --json`` (see
+    :mod:`mscsp.explain`), one per cell asked, in the order first asked.
     """
     body = _check_fields(body, EXPLAIN_FIELDS)
     board = _board(body, limits)
     clock = Clock.starting(_seconds(body, limits), limits)
     wanted = _field(body, "cells", list, None)
-    specs = ["all"] if wanted is None else [_cell_spec(c) for c in wanted]
+    if wanted is not None and len(wanted) > board.rows * board.cols:
+        raise InvalidInputError(
+            f"cells: {len(wanted)} cells asked, more than the board's {board.rows * board.cols}"
+        )
+    # One answer per cell however often it is asked: the answer is bounded by the board.
+    specs = ["all"] if wanted is None else list(dict.fromkeys(_cell_spec(c) for c in wanted))
     cells = parse_cells(specs, board)
     if limits.bounded:  # explaining is a search: not bounded by construction
         raise NotHere
@@ -599,7 +630,12 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
     clock = Clock.starting(_seconds(body, limits), limits)
     exact = _field(body, "exact", bool, False)
-    fallback = _fallback_name(_field(body, "fallback", (str, type(None)), None), backend)
+    fallback = _field(body, "fallback", (str, type(None)), None)
+    if limits.bounded and backend != DEFAULT_BACKEND:
+        raise NotHere  # (checking another name may import its solvers' package: a worker's)
+    backend = check_request_name(backend, allowed_extra=limits.allowed_names)
+    # (Checked before any count: a fallback is refused even where the count finishes first.)
+    fallback = _fallback_name(fallback, backend, limits)
     if not is_counting(backend):
         return _estimate(board, backend, clock, limits)
     start = time.perf_counter()
@@ -666,15 +702,18 @@ def _located(
         return exc
 
 
-def _fallback_name(spec: str | None, backend: str) -> str | None:
-    """``fallback``, checked as ``mscsp probs --fallback`` checks it.
+def _fallback_name(spec: str | None, backend: str, limits: Limits) -> str | None:
+    """``fallback``, a name a request may use
+    (:func:`~mscsp.trust.names.check_request_name`), checked as ``mscsp probs --fallback``
+    checks it.
 
     Raises:
-        InvalidInputError: An unknown name, a counting backend, or a fallback for a
-            ``backend`` that estimates already.
+        InvalidInputError: A name a request may not use, a counting backend, or a fallback
+            for a ``backend`` that estimates already.
     """
     if spec is None:
         return None
+    spec = check_request_name(spec, what="fallback", allowed_extra=limits.allowed_names)
     if not is_counting(backend):
         raise InvalidInputError(
             f"fallback stands in for an exact count; backend {backend} estimates"
@@ -682,7 +721,7 @@ def _fallback_name(spec: str | None, backend: str) -> str | None:
     if is_counting(spec):
         raise InvalidInputError(
             f"fallback takes an estimator that does not count (bp, mcmc, sampler:N, "
-            f"learner:PATH), got {spec!r}"
+            f"learner:default), got {spec!r}"
         )
     return spec
 
@@ -857,9 +896,7 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
     """
     body = _check_fields(body, SUGGEST_FIELDS)
     board = _board(body, limits)
-    name = _field(body, "player", str, "best")
-    if name not in PLAYERS:
-        raise InvalidInputError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
+    name = check_player_name(_field(body, "player", str, "best"))
     backend = _field(body, "backend", str, DEFAULT_BACKEND)
     seed = _seed(body)
     clock = Clock.starting(_seconds(body, limits), limits)
@@ -867,6 +904,7 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
         raise InvalidInputError("no covered cell left to click")
     if limits.bounded:  # a player's turn may search: not bounded by construction
         raise NotHere
+    backend = check_request_name(backend, allowed_extra=limits.allowed_names)
     takes_backend = "backend" in inspect.signature(PLAYERS[name]).parameters
     options = {"backend": _backend(backend, clock, limits)} if takes_backend else {}
     player = get_player(name, **options)
@@ -904,10 +942,6 @@ def _why(
         return {**why_rule(player, move, guess), "note": note}
 
 
-#: The shipped models of a learned estimator that takes a checkpoint path (``learner:PATH``).
-SHIPPED_MODELS = ("default", "graph")
-
-
 def meta_request(body: Any, limits: Limits) -> dict[str, Any]:
     """``GET /api/meta`` as a handler (the body is ignored): see :func:`meta`."""
     return meta(limits)
@@ -915,7 +949,12 @@ def meta_request(body: Any, limits: Limits) -> dict[str, Any]:
 
 def meta(limits: Limits) -> dict[str, Any]:
     """``GET /api/meta``: backends (installed or not), players, presets, limits, colours and
-    the built-in example board."""
+    the built-in example board.
+
+    Only names a request may use are listed: the built-in ones (no program backend) and
+    those the operator allowed (:attr:`Limits.allowed_names`), after them.
+    """
+    allowed = [(spec, kind_of(spec)) for spec in limits.allowed_names]
     return {
         "version": __version__,
         "backends": [
@@ -927,6 +966,18 @@ def meta(limits: Limits) -> dict[str, Any]:
                 "extra": cls.extra,
             }
             for name, cls in BACKENDS.items()
+            if name not in PROGRAM_BACKENDS
+        ]
+        + [
+            {
+                "name": spec,
+                "available": kind.available(),
+                "exact": kind.exact,
+                "description": f"allowed by the server's operator: {kind.description}",
+                "extra": kind.extra,
+            }
+            for spec, kind in allowed
+            if kind.name in BACKENDS
         ],
         "default_backend": DEFAULT_BACKEND,
         # The estimators that do not count, by the name the menu sends (learner:default).
@@ -944,6 +995,18 @@ def meta(limits: Limits) -> dict[str, Any]:
             for menu_name in (
                 [f"{name}:{model}" for model in SHIPPED_MODELS] if kind.arg == "PATH" else [name]
             )
+        ]
+        + [
+            {
+                "name": spec,
+                "family": kind.family,
+                "available": kind.available(),
+                "exact": kind.exact,
+                "description": f"allowed by the server's operator: {kind.description}",
+                "extra": kind.extra,
+            }
+            for spec, kind in allowed
+            if kind.name not in BACKENDS
         ],
         "players": list(PLAYERS),
         "presets": {name: list(spec) for name, spec in PRESETS.items()},
