@@ -228,19 +228,29 @@ def sweep(
     densities: Sequence[float],
     seeds: Sequence[int],
     steps: Sequence[int] = (0,),
+    limit: int | None = None,
 ) -> list[Setting]:
     """Every combination of sizes, densities, seeds and (for games) steps, in that order.
 
     A strip ignores densities (one setting per size and seed); families other than ``game``
-    ignore steps.
+    ignore steps. The number of settings is checked against ``limit`` before any is made
+    (``range(seed, seed + 10**11)`` is a valid ``seeds`` that no list could hold).
+
+    Raises:
+        InvalidInputError: An unknown family, or more than ``limit`` settings.
     """
     spec = FAMILIES.get(family)
     if spec is None:
         raise InvalidInputError(f"unknown family {family!r}; choose from {', '.join(FAMILIES)}")
+    densities = densities if spec.density else densities[:1]
+    steps = steps if spec.steps else (0,)
+    total = len(sizes) * len(densities) * len(seeds) * len(steps)
+    if limit is not None and total > limit:
+        raise InvalidInputError(f"{total} positions asked for; at most {limit} per command")
     return [
         Setting(family, rows, cols, density, seed, step)
         for rows, cols in sizes
-        for density in (densities if spec.density else densities[:1])
+        for density in densities
         for seed in seeds
-        for step in (steps if spec.steps else (0,))
+        for step in steps
     ]

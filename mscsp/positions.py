@@ -9,9 +9,11 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import FLAG, Board
+from .errors import InvalidInputError
 from .game import Game
 from .probabilities import Solution
 from .solver import solve
+from .validate import check_int
 
 
 def solved_positions(
@@ -56,6 +58,14 @@ def game_positions(
         yield board
 
 
+#: Most positions :func:`sample_positions` draws in one call (``--positions`` of bench and
+#: export): a typo must not start a day-long run or fill memory with boards.
+MAX_SAMPLED = 100_000
+#: Games played per position asked for before giving up (a size and mine count whose games
+#: never show a frontier, such as a board full of mines, would otherwise play forever).
+GAMES_PER_POSITION = 100
+
+
 def sample_positions(
     rows: int, cols: int, mines: int, count: int, seed: int = 0, per_game: int = 5
 ) -> list[Board]:
@@ -63,11 +73,26 @@ def sample_positions(
 
     Positions are drawn uniformly from each game's decision points, so they cover the
     opening, the middle game and the end game; boards without any frontier are skipped.
+
+    Raises:
+        InvalidTypeError: An argument is not an integer.
+        InvalidInputError: ``count`` outside 1 to :data:`MAX_SAMPLED`, ``per_game`` below
+            1, a negative ``seed``, a bad size or mine count, or no frontier in
+            :data:`GAMES_PER_POSITION` games per position asked for.
     """
+    count = check_int(count, "count", 1)
+    if count > MAX_SAMPLED:
+        raise InvalidInputError(f"{count} positions asked for; at most {MAX_SAMPLED}")
+    per_game, seed = check_int(per_game, "per_game", 1), check_int(seed, "seed")
     rng = np.random.default_rng(seed)
     out: list[Board] = []
     game_index = 0
     while len(out) < count:
+        if game_index == GAMES_PER_POSITION * count:
+            raise InvalidInputError(
+                f"{rows}x{cols} boards with {mines} mines: no position with a frontier in "
+                f"{game_index} games"
+            )
         game = Game(rows, cols, mines, seed=[seed, game_index])
         game_index += 1
         boards = [b for b in game_positions(game) if _has_frontier(b)]

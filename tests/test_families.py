@@ -77,6 +77,15 @@ def test_sweep_covers_every_combination_in_order() -> None:
     assert [s.name for s in games][:2] == ["game 9x9 d0.12 s0 step 1", "game 9x9 d0.12 s0 step 2"]
 
 
+def test_sweep_counts_its_settings_before_making_any() -> None:
+    # 10**11 seeds: the list could never be held; the count is refused before it is made.
+    with pytest.raises(InvalidInputError, match="100000000000 positions asked for; at most 10"):
+        sweep("lattice", [(8, 8)], [0.2], range(10**11), limit=10)
+    assert len(sweep("strip", [(3, 8)], [0.1, 0.2, 0.3], range(10), [1, 2], limit=10)) == 10
+    with pytest.raises(InvalidInputError, match="40 positions"):
+        sweep("game", [(9, 9)], [0.1, 0.2], range(10), [1, 2], limit=39)
+
+
 def test_corpus_command_writes_a_corpus_bench_reads(tmp_path: Path) -> None:
     out = tmp_path / "lattices.jsonl"
     args = ["corpus", "lattice", "--size", "4x4,6x6", "--density", "0.2,0.4", "--count", "2"]
@@ -129,7 +138,9 @@ def test_corpus_command_reports_games_that_end_early() -> None:
         (["lattice", "--size", "8x8", "--density", "1"], "0<x<1"),
         (["lattice", "--size", "8x8", "--count", "0"], "--count"),
         (["strip", "--size", "4x8"], "3 rows"),
-        (["lattice", "--size", "100x100", "--count", "200000"], "at most"),
+        (["lattice", "--size", "100x100", "--count", "200000"], "--count"),
+        (["lattice", "--size", "8x8", "--count", "100000000000"], "--count"),
+        (["lattice", "--size", "8x8,9x9", "--density", "0.1,0.2", "--count", "30000"], "at most"),
         (["hexagon", "--size", "8x8"], "hexagon"),
     ],
 )

@@ -22,6 +22,7 @@ from mscsp.estimators.bp import MAX_ITERS
 from mscsp.estimators.limited import MAX_SOLUTIONS
 from mscsp.estimators.mcmc import MAX_SWEEPS
 from mscsp.estimators.sampling import MAX_SAMPLES
+from mscsp.positions import sample_positions
 
 #: The estimators whose name carries a number, and the most each takes.
 NUMBERED = {
@@ -199,3 +200,30 @@ def test_fuzz_corpus_lines_give_only_typed_errors_naming_the_line(tmp_path_facto
     else:  # read: then every field was of its type and range
         assert len(entries) == 2 and all(len(e.name) <= 1000 for e in entries)
     assert sorted(p.name for p in folder.iterdir()) == ["corpus.jsonl"]
+
+
+# -- counts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ((9, 9, 10, 10**11), "100000000000 positions asked for; at most"),
+        ((9, 9, 10, 1, 0, 0), "per_game must be an integer >= 1"),
+        ((9, 9, 10, 1, -1), "seed must be an integer >= 0"),
+        ((3, 3, 8, 1), "no position with a frontier in 100 games"),
+    ],
+)
+def test_sample_positions_refuses_counts_it_could_never_finish(args, words):
+    with pytest.raises(InvalidInputError, match=words):
+        sample_positions(*args)
+
+
+@pytest.mark.parametrize("command", ["bench", "export"])
+def test_a_huge_positions_count_is_one_line_and_writes_nothing(tmp_path, command):
+    out = tmp_path / "out"
+    args = [command, "--preset", "beginner", "--positions", "100000000000", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "at most" in result.output, result.output
+    assert result.output.strip().count("\n") == 0
+    assert list(tmp_path.iterdir()) == []

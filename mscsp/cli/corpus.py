@@ -67,10 +67,11 @@ class ListOf(click.ParamType):
 @seed_option
 @click.option(
     "--count",
-    type=AsciiInt(min=1),
+    type=AsciiInt(min=1, max=MAX_POSITIONS),
     default=1,
     show_default=True,
-    help="Positions per size and density: seeds SEED, SEED+1, ...",
+    help=f"Positions per size and density: seeds SEED, SEED+1, ... (at most {MAX_POSITIONS} "
+    "positions in all).",
 )
 @click.option(
     "--steps",
@@ -106,11 +107,8 @@ def corpus(
     game (a seeded game after STEP decisions). See docs/backends.md. Exit codes: 0 ok,
     2 bad input, 6 --out in use.
     """
-    settings = sweep(family, sizes, densities, range(seed, seed + count), steps)
-    if len(settings) > MAX_POSITIONS:
-        raise InvalidInputError(
-            f"{len(settings)} positions asked for; at most {MAX_POSITIONS} per command"
-        )
+    # Counted before the list is made: a huge --count is refused, not built.
+    settings = sweep(family, sizes, densities, range(seed, seed + count), steps, MAX_POSITIONS)
     if out is not None and Path(out).exists() and not overwrite:
         raise InvalidInputError(f"{out} exists; pass --overwrite to replace it")
     start = time.perf_counter()
