@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from mscsp.cli.table import column_groups, format_table, rich_tables
+from mscsp.cli.table import column_groups, format_table, plural, rich_tables
 
 HEADER = (
     "backend",
@@ -61,3 +61,9 @@ def test_plain_text_keeps_every_cell():
     for row in ROWS:
         for cell in row:
             assert str(cell) in text
+
+
+def test_a_count_takes_its_noun_in_the_right_number():
+    assert plural(1, "shard") == "1 shard"
+    assert plural(0, "shard") == "0 shards"
+    assert plural(2, "guess", "guesses") == "2 guesses"

@@ -38,7 +38,7 @@ from .options import (
     workers_option,
 )
 from .progress import Progress, progress_option, wanted
-from .table import format_table
+from .table import format_table, plural
 
 PRESET_NAMES = tuple(PRESETS)
 
@@ -155,8 +155,8 @@ def data(
         click.echo(json.dumps({"out": out, **totals}))
         return
     click.echo(
-        f"{out} holds {totals['shards']} shards, {totals['games']} games, "
-        f"{totals['positions']} positions"
+        f"{out} holds {plural(totals['shards'], 'shard')}, {plural(totals['games'], 'game')}, "
+        f"{plural(totals['positions'], 'position')}"
     )
 
 
@@ -280,6 +280,9 @@ def train(
         click.echo(json.dumps({"run": str(out_dir), "steps": steps, **last_metrics(out_dir)}))
     else:
         click.echo(f"run directory: {out_dir}")
+        click.echo(
+            f"play it: mscsp play -s learner:{out_dir}; measure it: mscsp learn eval {out_dir}"
+        )
 
 
 def last_metrics(run_dir: str | Path) -> dict[str, Any]:

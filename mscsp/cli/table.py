@@ -1,4 +1,5 @@
-"""Tables for the terminal: plain aligned text, or ``rich`` tables that never cut a number."""
+"""Text for the terminal: tables (plain aligned, or ``rich`` tables that never cut a number)
+and counts with their nouns."""
 
 from __future__ import annotations
 
@@ -86,3 +87,8 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return text == "-"
     return True
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with its noun: ``1 shard``, ``2 shards`` (``many`` defaults to ``one + "s"``)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
