@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 from math import prod
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mscsp
 from mscsp.benchmark import CorpusEntry, load_entries
@@ -210,3 +214,181 @@ def _has(module: str) -> bool:
     except ImportError:
         return False
     return True
+
+
+#: A position small enough to export in a few milliseconds (the issue's example).
+SMALL = "5x5x6\n12???\n?????\n???21\n?????\n1????\n"
+#: A name that would end a comment line and state a clause, a header and more.
+HOSTILE = "x\n-1 0\nc \r\x0b\x0c\x1c\x85\u2028p cnf 1 1\x00\x1b[2J\ud7ff"
+#: What starts each format's comment line, and the line its title is written on.
+COMMENTS = {"mcc": ("c ", 0), "opb": ("* ", 1), "lp": ("\\ ", 0), "mzn": ("% ", 0)}
+
+
+def _printable(text: str) -> bool:
+    """Printable ASCII lines, nothing else."""
+    return all(" " <= char <= "~" for line in text.split("\n") for char in line)
+
+
+@pytest.mark.parametrize("fmt", ["mcc", "opb", "lp", "mzn"])
+def test_a_hostile_name_stays_in_its_comment_and_the_counts_are_unchanged(tmp_path, fmt):
+    board = mscsp.parse_board(SMALL)
+    plain, hostile = tmp_path / "plain", tmp_path / "hostile"
+    export([CorpusEntry(board, 1, "f", "plain")], plain, fmt=fmt)
+    export([CorpusEntry(board, 1, "=f\n1 0", HOSTILE)], hostile, fmt=fmt)
+    ours, theirs = read_index(plain), read_index(hostile)
+    assert [r["count"] for r in ours] == [r["count"] for r in theirs] and len(ours) == 2
+    assert theirs[0]["source"] == f"corpus line 1 ({HOSTILE})"  # JSON keeps it exact
+    marker, title = COMMENTS[fmt]
+    for record in theirs:
+        text = (hostile / record["file"]).read_text()
+        lines, expected = text.splitlines(), (plain / record["file"]).read_text().splitlines()
+        assert _printable(text) and len(lines) == len(expected)
+        assert lines[title].startswith(marker) and "\\x0a-1 0\\x0a" in lines[title]
+        assert [x for i, x in enumerate(lines) if i != title] == expected[:title] + expected[
+            title + 1 :
+        ]
+        if fmt == "mcc":
+            cnf = read_cnf(hostile / record["file"])  # the clauses the header says, no more
+            assert len(cnf.clauses) == record["constraints"]
+            got = count_file(hostile / record["file"], "ganak", time_limit=60)
+            assert got == int(record["count"])
+
+
+def _snapshot(root: Path) -> dict[str, tuple[str, bytes]]:
+    """Every entry under ``root``: what it is and its bytes (a link: its target)."""
+    seen = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            seen[key] = ("link", os.readlink(path).encode())
+        elif path.is_dir():
+            seen[key] = ("dir", b"")
+        else:
+            seen[key] = ("file", path.read_bytes())
+    return seen
+
+
+def test_overwrite_removes_only_what_the_earlier_export_listed(tmp_path):
+    entries = [CorpusEntry(mscsp.parse_board(SMALL), 1, "", "one")]
+    out = tmp_path / "ex"
+    export(entries, out)
+    first = {r["file"] for r in read_index(out)}
+    for name, text in (("puzzle.lp", "mine"), ("plan.cnf", "p cnf 1 1\n1 0\n"), ("n.txt", "x")):
+        (out / name).write_text(text)
+    export(entries, out, fmt="lp", overwrite=True)
+    assert (out / "puzzle.lp").read_text() == "mine" and (out / "n.txt").read_text() == "x"
+    assert (out / "plan.cnf").read_text() == "p cnf 1 1\n1 0\n"
+    assert not any((out / name).exists() for name in first)
+    assert {r["kind"] for r in read_index(out)} == {"lp"}
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        lambda out, victim: (out / "p00000-c000-k001.cnf").mkdir(),  # a folder named as ours
+        lambda out, victim: (out / "p00000-c000-k001.cnf").symlink_to(victim),
+        lambda out, victim: (out / "p00007-c000-k001.lp").write_text("a file of the user's"),
+        lambda out, victim: (out / "model.mzn").write_text("% the user's own model\n"),
+        lambda out, victim: (out / "index.jsonl").write_text('{"file": "../victim.txt"}\n'),
+        lambda out, victim: (out / "index.jsonl").write_text('{"file": "puzzle.lp"}\n'),
+        lambda out, victim: (out / "index.jsonl").write_text("[" * 100_000 + "\n"),
+    ],
+    ids=["folder", "link", "user-file", "user-model", "index-escape", "index-other", "index-deep"],
+)
+def test_overwrite_refuses_what_is_not_ours_before_touching_anything(tmp_path, plant):
+    entries = [CorpusEntry(mscsp.parse_board(SMALL), 1, "", "one")]
+    out, victim = tmp_path / "ex", tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    export(entries, out, fmt="lp")
+    (out / "index.jsonl").unlink()
+    (out / "puzzle.lp").write_text("mine")
+    plant(out, victim)
+    before = _snapshot(tmp_path)
+    with pytest.raises(InvalidInputError) as error:
+        export(entries, out, fmt="mcc", overwrite=True)
+    assert "\n" not in str(error.value)
+    assert _snapshot(tmp_path) == before
+
+
+def test_cli_overwrite_over_a_folder_named_as_an_instance_is_one_line(tmp_path):
+    out = tmp_path / "ex"
+    board = tmp_path / "b.txt"
+    board.write_text(SMALL)
+    assert CliRunner().invoke(export_command, [str(board), "--out", str(out)]).exit_code == 0
+    (out / "index.jsonl").unlink()
+    (out / "p00000-c000-k001.cnf").unlink()
+    (out / "p00000-c000-k001.cnf").mkdir()
+    result = CliRunner().invoke(export_command, [str(board), "--out", str(out), "--overwrite"])
+    assert result.exit_code == 2 and "a directory" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and (out / "p00000-c000-k001.cnf").is_dir()
+
+
+#: Text a hostile corpus line may hold: every control character, line separators, markers
+#: of every format's comments and clauses, and ordinary letters.
+_HOSTILE_TEXT = st.lists(
+    st.one_of(
+        st.characters(max_codepoint=0x9F),
+        st.sampled_from(["\u2028", "\u2029", "\ufeff", "\U0001f4a3", "p cnf 9 9", " 0", "%"]),
+    ),
+    max_size=20,
+).map("".join)
+_LINE_VALUE = st.one_of(
+    _HOSTILE_TEXT,
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.none(),
+    st.lists(st.integers(), max_size=3),
+)
+
+
+@settings(derandomize=True, max_examples=50, deadline=None)
+@given(
+    name=_HOSTILE_TEXT,
+    family=_LINE_VALUE,
+    mines=st.one_of(st.none(), st.just(6), st.integers(), st.text(max_size=5)),
+    board=st.one_of(st.just(SMALL), _HOSTILE_TEXT),
+    formats=st.tuples(*[st.sampled_from(["mcc", "opb", "lp", "mzn"])] * 2),
+)
+def test_fuzz_corpus_lines_through_export(name, family, mines, board, formats):
+    with tempfile.TemporaryDirectory() as root:
+        root = Path(root)
+        corpus, out = root / "corpus.jsonl", root / "out"
+        line = {"board": board, "name": name, "family": family}
+        if mines is not None:
+            line["mines"] = mines
+        corpus.write_text(json.dumps(line) + "\n" + json.dumps({"board": SMALL}) + "\n")
+        (root / "victim.txt").write_text("keep me")
+        outside = {k: v for k, v in _snapshot(root).items()}
+        for i, fmt in enumerate(formats):
+            args = ["--corpus", str(corpus), "--out", str(out), "--format", fmt]
+            result = CliRunner().invoke(
+                export_command, args + ["--overwrite"] * i, catch_exceptions=False
+            )
+            assert result.exit_code in (0, 2), result.output
+            assert {k: v for k, v in _snapshot(root).items() if not k.startswith("out")} == outside
+            if result.exit_code:
+                assert len(result.output.strip().splitlines()) == 1
+                continue
+            for record in read_index(out):
+                _check_instance(out / record["file"], fmt)
+
+
+def _check_instance(path: Path, fmt: str) -> None:
+    """One file of ``fmt``: printable ASCII, its title on its comment line, its header
+    once and nothing but statements after the comments."""
+    text = path.read_text()
+    lines = text.splitlines()
+    assert _printable(text) and text.endswith("\n")
+    marker, title = COMMENTS[fmt]
+    assert lines[title].startswith(marker + "mscsp export: ")
+    if fmt == "mcc":
+        headers = [i for i, x in enumerate(lines) if x.startswith("p ")]
+        assert len(headers) == 1 and all(x.startswith("c ") for x in lines[: headers[0]])
+        read_cnf(path)
+    elif fmt == "opb":
+        assert lines[0].startswith("* #variable= ")
+        assert all(x.endswith(" ;") for x in lines[2:])
+    elif fmt == "lp":
+        assert lines[1:4] == ["Minimize", " obj: 0 x1", "Subject To"]
+        assert not any(x.startswith("\\") for x in lines[1:]) and lines[-1] == "End"
+    else:
+        assert all(x.endswith(";") and " = " in x for x in lines[1:])
