@@ -97,7 +97,11 @@ from .progress import Progress, progress_option, wanted
     60.0, help="Seconds to count each position (0: no limit); a position past it is skipped."
 )
 @click.option(
-    "--overwrite", is_flag=True, default=False, help="Replace an earlier export in --out."
+    "--overwrite",
+    is_flag=True,
+    default=False,
+    help="Replace an earlier export in --out: only the files its index.jsonl lists are "
+    "removed; anything else named like an instance there is refused.",
 )
 @progress_option
 @json_option
