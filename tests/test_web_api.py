@@ -112,7 +112,7 @@ def test_solve_options_mines_backend_exact_time_limit(client):
     assert_matches(answer, mscsp.parse_board(headerless, mines=1))
     assert "exact" not in answer
     for name, cls in BACKENDS.items():
-        if not cls.supported():
+        if not cls.supported() or name == "external":  # (a program: the operator's to name)
             continue
         answer = post(client, "/api/solve", {"board": "1??\n???\n", "mines": 1, "backend": name})
         assert answer.status_code == 200, answer.text
@@ -142,7 +142,7 @@ def test_library_errors_come_back_with_their_kind_and_place(client):
     error = error_of(inconsistent, 422, "inconsistent")
     assert error["exit_code"] == 3 and error["board"] == "2x2x1\n2?\n??\n"
     unknown = post(client, "/api/solve", {"board": EXAMPLE, "backend": "nope"})
-    assert "choose from dss" in error_of(unknown, 400, "invalid")["message"]
+    assert "may name: dss, " in error_of(unknown, 400, "invalid")["message"]
     game = mscsp.Game(16, 30, 99, seed=0, first_click="opening")
     game.reveal(8, 15)
     slow = post(client, "/api/solve", {"board": game.board().to_text(), "time_limit": 1e-7})

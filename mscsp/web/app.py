@@ -324,14 +324,13 @@ class Runner:
         Args:
             handler: The handler.
             body: Its body.
-            seconds: Its time limit (``None``: the requests' limit).
+            seconds: Its time limit (``None``: the request's own, :func:`Clock.of`); the
+                handler's ``limits`` are the server's still.
         """
         pool = WorkerPool(1, self.limits.memory_mb, nice=0)
         self.lone.add(pool)
         limits = replace(self.limits, arrived=time.monotonic())
-        if seconds is not None:
-            limits = replace(limits, time_limit=seconds)
-        clock = Clock.of(body, limits)
+        clock = Clock.of(body, limits) if seconds is None else Clock.starting(seconds, limits)
         try:
             found = pool.call(handler, body, limits, clock.end, GRACE)
         finally:
