@@ -120,6 +120,14 @@ def _only(n: int, noun: str) -> str:
     return f"only {counted(n, noun)}" if n else f"no {noun}"
 
 
+class WrongCountError(InvalidInputError):
+    """A backend that is not ours (a counter program) gave counts that fail a check: a
+    bound, an identity that every true count meets, or a recount by our own counter.
+
+    Never a number to pass on: ``probs`` refuses it, ``bench`` names the run ``wrong``.
+    """
+
+
 class BackendUnavailableError(MscspError):
     """A backend's optional package is not installed (the message names the extra)."""
 

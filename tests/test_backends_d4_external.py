@@ -26,7 +26,7 @@ from mscsp.backends.d4 import D4Backend
 from mscsp.backends.external import ExternalBackend
 from mscsp.constraints import Component
 from mscsp.counters.mcc import main as counter_main
-from mscsp.errors import InvalidInputError, MemoryLimitError, SolverLimitError
+from mscsp.errors import InvalidInputError, MemoryLimitError, SolverLimitError, WrongCountError
 from mscsp.families import lattice
 
 needs_d4 = pytest.mark.skipif(not D4Backend.supported(), reason="pip install d4solver")
@@ -97,7 +97,8 @@ def test_external_reads_the_legacy_line_and_competition_exit_codes(tmp_path: Pat
     fake = script(
         tmp_path,
         "fake",
-        'case "$1" in *k1.cnf) echo "s mc 1"; exit 10;; *) echo "s UNSATISFIABLE"; exit 20;; esac',
+        'case "$1" in *k1.cnf|*k1-cell1.cnf) echo "s mc 1"; exit 10;; '
+        '*) echo "s UNSATISFIABLE"; exit 20;; esac',
     )
     assert get_backend(f"external:{fake}").count(ONE) == BruteBackend().count(ONE)
 
@@ -181,3 +182,39 @@ def test_counter_program_answers_in_both_formats(tmp_path: Path, capsys) -> None
     assert counter_main([str(cnf)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "truncated" in captured.err
+
+
+def wrapped(folder: Path, change: str) -> str:
+    """The command of a counter that runs ours and changes its count: ``change`` is a Python
+    expression of ``n`` (the true count) and ``name`` (the instance file's name)."""
+    path = folder / "wrong_counter.py"
+    path.write_text(
+        "import re, subprocess, sys\n"
+        "name = sys.argv[1].rsplit('/', 1)[-1]\n"
+        "out = subprocess.run([sys.executable, '-m', 'mscsp.counters.mcc', sys.argv[1]],\n"
+        "                     capture_output=True, text=True, check=True).stdout\n"
+        "n = int(re.search(r'c s exact arb int (\\d+)', out)[1])\n"
+        f"print('c s exact arb int', {change})\n"
+    )
+    return shlex.join([sys.executable, str(path)])
+
+
+@needs_external
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # One more layout only where the first group's cell is forced: plausible odds, and
+        # the last group's row would have absorbed it had it been derived from the others.
+        ("n + 1 if '-cell1.' in name else n", "miscounts"),
+        # Every count doubled: the identity holds (tests/test_checked_counts.py: the
+        # recount catches it where no bound does).
+        ("2 * n", "miscounts"),
+    ],
+)
+def test_external_refuses_a_plausible_wrong_count_and_names_the_counter(
+    tmp_path: Path, change: str, message: str
+) -> None:
+    command = wrapped(tmp_path, change)
+    with pytest.raises(WrongCountError, match=message) as caught:
+        get_backend(f"external:{command}", time_limit=120).count(SMALL)
+    assert "wrong_counter.py" in str(caught.value)  # the counter, not only its interpreter

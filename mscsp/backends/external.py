@@ -12,13 +12,15 @@ no assumptions and no weights allows:
 
 * ``counts[k]``: "the component with exactly ``k`` mines", for ``k = 0..cells``;
 * ``cell_counts[g][k]``: the same with the first cell of group ``g`` forced to be a mine
-  (one unit clause), for every ``k`` with ``counts[k] > 0`` and every group but the last,
-  which follows from the others (every layout with ``k`` mines has them somewhere:
-  ``sum_g size_g * cell_counts[g][k] = k * counts[k]``).
+  (one unit clause), for every ``k`` with ``counts[k] > 0`` and every group.
 
-That is ``cells + 1 + (groups - 1) * totals`` counter runs. Forcing one cell is cheaper
-than conditioning on a group's mine number (one query per value) and keeps every query
-a plain projected count.
+That is ``cells + 1 + groups * totals`` counter runs. Forcing one cell is cheaper than
+conditioning on a group's mine number (one query per value) and keeps every query a plain
+projected count. The last group's row could be derived from the others (every layout with
+``k`` mines has them somewhere: ``sum_g size_g * cell_counts[g][k] = k * counts[k]``), but a
+program's answer is checked, not trusted: every row is queried, and the identity, the
+binomial bounds and a recount of small components by ``dss`` must hold
+(:mod:`mscsp.backends.checked`), or the count is a :class:`~mscsp.errors.WrongCountError`.
 
 Limits: the time limit is the component's (a counter still running at it is killed with
 its whole process group: :class:`~mscsp.errors.SolverLimitError`); ``memory_mb`` caps each
@@ -48,10 +50,11 @@ from typing import Any
 
 from ..bigint import from_decimal
 from ..constraints import Component, ComponentCount
-from ..errors import InvalidInputError, MemoryLimitError
+from ..errors import InvalidInputError, MemoryLimitError, WrongCountError
 from ..inputs import read_bounded
 from ..memlimit import died_of_memory
 from .base import Backend
+from .checked import check_count
 
 #: The counter run when the spec names none: mscsp's own program, Ganak inside.
 DEFAULT_COMMAND = (sys.executable, "-m", "mscsp.counters.mcc")
@@ -115,27 +118,25 @@ class ExternalBackend(Backend):
                 return self._run(path, end)
 
             counts = [query(k) for k in range(n + 1)]
-            if any(c > comb(n, k) for k, c in enumerate(counts)):
-                raise InvalidInputError(
-                    f"counter {self.argv[0]!r} counted more layouts than {n} cells have: "
-                    "it miscounts"
+            if any(c > comb(n, k) for k, c in enumerate(counts)):  # (before more runs)
+                raise WrongCountError(
+                    f"{self.who} counted more layouts than {n} cells have: it miscounts"
                 )
             totals = [k for k in range(n + 1) if counts[k]]
             cell_counts = [[0] * (n + 1) for _ in first]
-            for g, f in enumerate(first[:-1]):
+            for g, f in enumerate(first):
                 for k in totals:
                     cell_counts[g][k] = query(k, f)
-        sizes = component.sizes
-        for k in totals:
-            placed = sum(s * row[k] for s, row in zip(sizes, cell_counts[:-1], strict=False))
-            last, rest = divmod(k * counts[k] - placed, sizes[-1])
-            if rest or last < 0:
-                raise InvalidInputError(
-                    f"counter {self.argv[0]!r} gave counts that contradict each other "
-                    f"({k} mines): it miscounts"
-                )
-            cell_counts[-1][k] = last
-        return ComponentCount(tuple(counts), tuple(tuple(row) for row in cell_counts))
+        answer = ComponentCount(tuple(counts), tuple(tuple(row) for row in cell_counts))
+        check_count(component, answer, self.who)
+        return answer
+
+    @property
+    def who(self) -> str:
+        """The counter in messages: its words, files by their names (an interpreter's name
+        alone, ``python3``, would not say which counter; a long folder would hide it)."""
+        words = shlex.join(Path(w).name if os.path.isfile(w) else w for w in self.argv)
+        return f"counter {words if len(words) <= 80 else words[:77] + '...'!r}"
 
     def _run(self, path: Path, end: float | None) -> int:
         """The count the counter prints for the file at ``path``, run until ``end``."""
@@ -164,7 +165,6 @@ class ExternalBackend(Backend):
 
     def _answer(self, path: Path, code: int, output: bytes, err: Path) -> int:
         """The count in a finished run's ``output``; an error for anything else."""
-        command = self.argv[0]
         lines = output.decode("utf-8", errors="replace").splitlines()
         found = {from_decimal(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
         found |= {from_decimal(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}
@@ -180,7 +180,7 @@ class ExternalBackend(Backend):
             and (died_of_memory(code) or _OUT_OF_MEMORY.search(tail))
         ):
             raise MemoryLimitError(
-                f"counter {command!r} died ({_ended(code)}) on {path.name} under "
+                f"{self.who} died ({_ended(code)}) on {path.name} under "
                 f"memory_mb={self.memory_mb}: out of memory, most likely"
             )
         if code not in ANSWERED:
@@ -192,7 +192,7 @@ class ExternalBackend(Backend):
         else:
             why = "it printed no 'c s exact arb int N' or 's mc N' line"
         raise InvalidInputError(
-            f"counter {command!r} gave no exact count of {path.name}: {why}"
+            f"{self.who} gave no exact count of {path.name}: {why}"
             + (f" (stderr: {tail})" if tail else "")
         )
 
