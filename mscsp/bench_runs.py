@@ -26,8 +26,12 @@ from typing import Any
 import numpy as np
 
 from .backends.position import PositionDecision
+from .bigint import from_decimal
+from .board import MAX_CELLS
 from .errors import InvalidInputError
 from .trust.escape import csv_cell
+from .trust.files import open_output
+from .trust.jsonlog import Damaged, read_log, typed
 
 #: Columns of ``runs.csv`` (and the leading keys of a ``runs.jsonl`` run line).
 RUN_COLUMNS = (
@@ -96,15 +100,30 @@ def encode_answer(answer: Any) -> dict[str, Any] | None:
 
 
 def decode_answer(data: dict[str, Any] | None) -> Any:
-    """The answer :func:`encode_answer` encoded."""
+    """The answer :func:`encode_answer` encoded.
+
+    Raises:
+        ValueError: ``data`` is no answer this module encoded: a shape of more than
+            :data:`~mscsp.board.MAX_CELLS` cells, or bytes that do not fit it (never
+            inflated past the shape's size: a file's few bytes cannot claim gigabytes).
+    """
     if data is None:
         return None
     if "calls" in data:
         return PositionDecision(
             frozenset(map(tuple, data["safe"])), frozenset(map(tuple, data["mines"])), data["calls"]
         )
-    raw = zlib.decompress(base64.b64decode(data["float64"]))
-    return np.frombuffer(raw, dtype=np.float64).reshape(data["shape"]).copy()
+    shape = data["shape"]
+    if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):
+        raise ValueError("an answer's shape must be a list of sizes")
+    cells = int(np.prod(shape, dtype=object))
+    if cells > MAX_CELLS:
+        raise ValueError(f"an answer of {cells} cells")
+    inflater = zlib.decompressobj()
+    raw = inflater.decompress(base64.b64decode(data["float64"], validate=True), 8 * cells + 1)
+    if len(raw) != 8 * cells or inflater.unconsumed_tail:
+        raise ValueError("an answer whose bytes do not fit its shape")
+    return np.frombuffer(raw, dtype=np.float64).reshape(shape).copy()
 
 
 def answer_digest(answer: Any) -> str | None:
@@ -122,10 +141,18 @@ def answer_digest(answer: Any) -> str | None:
 class RunsLog:
     """``runs.jsonl``: a header line with the settings, then one line per finished run.
 
+    A file whose first line is not a bench header is refused untouched; a damaged line
+    after it is reported and skipped, the lines after it kept (its run is run again), and a
+    last line cut short by a kill is dropped (:func:`~mscsp.trust.jsonlog.read_log`). The
+    file is never written through a link.
+
     Args:
         path: The file.
         resume: Go on from the runs the file holds (else it is started afresh).
     """
+
+    #: What the file is, for messages.
+    WHAT = "bench runs log"
 
     def __init__(self, path: str | Path, resume: bool = False):
         self.path = Path(path)
@@ -142,11 +169,12 @@ class RunsLog:
                 one written with other settings (the message names the difference).
         """
         if not self.resume:
-            self._write("w", {"type": "bench", "settings": asdict(settings)})
+            self._write(False, {"type": "bench", "settings": asdict(settings)})
             return {}
         if not self.path.is_file():
             raise InvalidInputError(f"cannot resume: no runs file at {self.path}")
-        logged, done = self._read()
+        contents = read_log(self.path, self.WHAT, _bench_header, _run_line)
+        logged = contents.header
         if logged is None:
             raise InvalidInputError(f"cannot resume: {self.path} holds no bench header")
         if logged != settings:
@@ -154,47 +182,85 @@ class RunsLog:
                 f"{self.path} records a bench with other settings "
                 f"({logged.difference(settings)}); resume with its settings, or drop --resume"
             )
-        self._repair()
-        return done
+        contents.repair(self.WHAT)
+        return {(line["backend"], line["instance"]): line for _, line in contents.records}
 
     def append(self, row: dict[str, Any]) -> None:
         """Records one finished run (flushed at once: a kill loses at most this line)."""
-        self._write("a", {"type": "run", **row})
+        self._write(True, {"type": "run", **row})
 
-    def _write(self, mode: str, record: dict[str, Any]) -> None:
+    def _write(self, append: bool, record: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open(mode) as handle:
+        with open_output(self.path, self.WHAT, append=append) as handle:
             handle.write(json.dumps(record) + "\n")
 
-    def _read(self) -> tuple[BenchSettings | None, dict[tuple[str, int], dict[str, Any]]]:
-        settings, done = None, {}
-        with self.path.open(encoding="utf-8", errors="replace") as handle:
-            for lineno, line in enumerate(handle, start=1):
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:  # a line cut short by a kill
-                    continue
-                kind = record.get("type") if isinstance(record, dict) else None
-                try:
-                    if kind == "bench" and settings is None:
-                        settings = BenchSettings(**record["settings"])
-                    elif kind == "run":
-                        done[(record["backend"], int(record["instance"]))] = record
-                    else:
-                        raise ValueError(f"unexpected record type {kind!r}")
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise InvalidInputError(
-                        f"{self.path} line {lineno} is not a bench run record ({exc})"
-                    ) from None
-        return settings, done
 
-    def _repair(self) -> None:
-        """Drops a last line cut short by a kill (its run is run again)."""
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
-            with self.path.open("rb+") as handle:
-                handle.truncate(end)
+#: The settings of a bench header, and the JSON types each must have.
+_SETTING_KINDS: dict[str, tuple[type, ...]] = {
+    "corpus": (str,),
+    "positions": (int,),
+    "reference": (str,),
+    "mode": (str,),
+    "time_limit": (float, type(None)),
+    "memory_limit": (int, type(None)),
+    "max_solutions": (int, type(None)),
+    "repeat": (int,),
+    "isolate": (bool,),
+}
+#: The JSON types of a logged component row (a ``ComponentRecord`` but its backend and
+#: position), in order.
+_COMPONENT_KINDS: tuple[tuple[type, ...], ...] = (
+    (int,),
+    (int,),
+    (int,),
+    (int,),
+    (int, type(None)),
+    (float, type(None)),
+    (str,),
+)
+
+
+def _bench_header(value: Any) -> BenchSettings:
+    """The settings of a bench header line (:class:`Damaged` if it is none)."""
+    if typed(value, "type", str) != "bench":
+        raise Damaged(f"a {value['type']!r} record, not a bench header")
+    settings = typed(value, "settings", dict)
+    unknown = sorted(set(settings) - set(_SETTING_KINDS))
+    if unknown:
+        raise Damaged(f"unknown settings {unknown}")
+    return BenchSettings(
+        **{name: typed(settings, name, *kinds) for name, kinds in _SETTING_KINDS.items()}
+    )
+
+
+def _run_line(value: Any) -> dict[str, Any]:
+    """A run line, checked for everything a resumed bench reads back from it (its answer
+    decoded, within its shape's size): :class:`Damaged` if anything is missing or wrong."""
+    if typed(value, "type", str) != "run":
+        raise Damaged(f"a {value['type']!r} record, not a run")
+    typed(value, "backend", str)
+    typed(value, "status", str)
+    typed(value, "seconds", float)
+    if typed(value, "instance", int) < 0:
+        raise Damaged(f"a negative instance {value['instance']}")
+    for key, kinds in (("peak_mb", (float, type(None))), ("count", (str, type(None)))):
+        if key in value:
+            typed(value, key, *kinds)
+    if value.get("count") is not None:
+        try:
+            from_decimal(value["count"])
+        except InvalidInputError as exc:
+            raise Damaged(str(exc)) from None
+    for row in typed(value, "components", list) if "components" in value else ():
+        if not isinstance(row, list) or len(row) != len(_COMPONENT_KINDS):
+            raise Damaged(f"a component row of {len(_COMPONENT_KINDS)} values expected")
+        for position, kinds in enumerate(_COMPONENT_KINDS):
+            typed(dict(enumerate(row)), position, *kinds)
+    try:
+        decode_answer(typed(value, "values", dict, type(None)) if "values" in value else None)
+    except (KeyError, TypeError, ValueError, zlib.error) as exc:
+        raise Damaged(f"its answer cannot be decoded ({type(exc).__name__})") from None
+    return value
 
 
 def write_runs_csv(rows: list[dict[str, Any]], path: Path) -> Path:

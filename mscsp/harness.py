@@ -27,6 +27,8 @@ from .errors import BackendUnavailableError, InvalidInputError
 from .game import FirstClick, Game, draw_mines, first_move, mine_candidates
 from .outlock import output_lock
 from .players import Player, get_player, player_factory
+from .trust.files import open_output
+from .trust.jsonlog import Damaged, LogContents, read_log, typed
 
 EXECUTORS = ("process", "ray")
 #: Games times cells from which a run waits for the compiled engine's first compile (about
@@ -338,13 +340,20 @@ class RunLog:
 
     A log holds exactly one run's games. A resumed run may append a new header with the same
     config (for a new game count); a header with another config makes the log unreadable
-    rather than silently mixed. A line cut short by an interruption is ignored on reading.
+    rather than silently mixed. A file whose first line is not a run header is refused
+    untouched; a damaged line after it is reported and skipped, the lines after it kept
+    (:func:`~mscsp.trust.jsonlog.read_log`); a last line cut short by an interruption is
+    dropped by :meth:`repair`. The log is never written through a link.
     """
+
+    #: What the log is, for messages.
+    WHAT = "play log"
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         #: Games the logged run was last started for (set by :meth:`read`).
         self.planned = 0
+        self._contents: LogContents | None = None
 
     def exists(self) -> bool:
         """Whether the log holds anything (an empty file counts as no log)."""
@@ -356,60 +365,90 @@ class RunLog:
         Raises:
             InvalidInputError: The file is not a run log, or it holds games of several runs.
         """
-        config, done = None, {}
-        self.planned = 0
-        try:
-            handle = self.path.open(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise InvalidInputError(f"cannot read the log {self.path}: {exc.strerror}") from None
-        with handle:
-            for lineno, line in enumerate(handle, start=1):
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                kind = record.get("type") if isinstance(record, dict) else None
-                try:
-                    if kind == "run":
-                        logged = RunConfig(**record["config"])
-                        if config is not None and logged != config:
-                            raise InvalidInputError(
-                                f"{self.path} mixes two runs (line {lineno}: "
-                                f"{describe_difference(config, logged)}); "
-                                "split it or start a new log"
-                            )
-                        config, self.planned = logged, int(record.get("games", 0))
-                    elif kind == "batch":
-                        for row in record["games"]:
-                            result = GameResult.from_row(row)
-                            done[result.index] = result
-                except (KeyError, TypeError, ValueError) as exc:
-                    if isinstance(exc, InvalidInputError):
-                        raise
-                    raise InvalidInputError(
-                        f"{self.path} line {lineno} is not a run-log record ({exc})"
-                    ) from None
-        if done and config is None:
-            raise InvalidInputError(f"{self.path} holds games but no run header")
+        contents = read_log(self.path, self.WHAT, _run_header, _run_record)
+        self._contents = contents
+        config, self.planned = contents.header or (None, 0)
+        done: dict[int, GameResult] = {}
+        for lineno, (kind, value) in contents.records:
+            if kind == "batch":
+                done.update((result.index, result) for result in value)
+                continue
+            logged, games = value
+            if logged != config:
+                raise InvalidInputError(
+                    f"{self.path} mixes two runs (line {lineno}: "
+                    f"{describe_difference(config, logged)}); split it or start a new log"
+                )
+            self.planned = games
         return config, done
 
     def repair(self) -> None:
-        """Ends a line cut short by an interruption, so appended batches start clean."""
-        with self.path.open("rb+") as handle:
-            if handle.seek(0, 2) and (handle.seek(-1, 2), handle.read(1))[1] != b"\n":
-                handle.write(b"\n")
+        """Drops a last line cut short by an interruption (or ends a whole one), so
+        appended batches start clean."""
+        if self._contents is None:
+            self.read()
+        self._contents.repair(self.WHAT)
 
     def start(self, config: RunConfig, games: int, *, new: bool = False) -> None:
         """Writes the header line (replacing the whole file when ``new``)."""
-        with self.path.open("w" if new else "a") as handle:
-            handle.write(
-                json.dumps({"type": "run", "config": asdict(config), "games": games}) + "\n"
-            )
+        record = {"type": "run", "config": asdict(config), "games": games}
+        with open_output(self.path, self.WHAT, append=not new) as handle:
+            handle.write(json.dumps(record) + "\n")
 
     def append(self, results: list[GameResult]) -> None:
-        with self.path.open("a") as handle:
+        """Records one finished batch (flushed at once: a kill loses at most this line)."""
+        with open_output(self.path, self.WHAT, append=True) as handle:
             handle.write(json.dumps({"type": "batch", "games": [r.row() for r in results]}) + "\n")
             handle.flush()
+
+
+#: The settings of a run header, and the JSON types each must have.
+_CONFIG_KINDS: dict[str, tuple[type, ...]] = {
+    "strategy": (str,),
+    "rows": (int,),
+    "cols": (int,),
+    "mines": (int,),
+    "first_click": (str,),
+    "first_move": (str,),
+    "seed": (int,),
+    "options": (dict,),
+}
+#: The JSON types of a logged game's row (:meth:`GameResult.row`), in order.
+_ROW_KINDS: tuple[tuple[type, ...], ...] = ((int,), (int, bool), (float,), (int,), (int,), (float,))
+
+
+def _run_header(value: Any) -> tuple[RunConfig, int]:
+    """The config and game count of a run header line (:class:`Damaged` if it is none)."""
+    if typed(value, "type", str) != "run":
+        raise Damaged(f"a {value['type']!r} record, not a run header")
+    config = typed(value, "config", dict)
+    unknown = sorted(set(config) - set(_CONFIG_KINDS))
+    if unknown:
+        raise Damaged(f"unknown settings {unknown}")
+    settings = {name: typed(config, name, *kinds) for name, kinds in _CONFIG_KINDS.items()}
+    games = typed(value, "games", int) if "games" in value else 0
+    if games < 0:
+        raise Damaged(f"a negative game count {games}")
+    return RunConfig(**settings), games
+
+
+def _run_record(value: Any) -> tuple[str, Any]:
+    """A line after the first: ``("run", (config, games))`` for a new header of the run,
+    ``("batch", [GameResult, ...])`` for a batch (:class:`Damaged` for anything else)."""
+    if typed(value, "type", str) == "run":
+        return "run", _run_header(value)
+    if value["type"] != "batch":
+        raise Damaged(f"an unknown record type {value['type']!r}")
+    results = []
+    for row in typed(value, "games", list):
+        if not isinstance(row, list) or len(row) != len(_ROW_KINDS):
+            raise Damaged(f"a game row of {len(_ROW_KINDS)} values expected, got {row!r:.60}")
+        for position, kinds in enumerate(_ROW_KINDS):
+            typed(dict(enumerate(row)), position, *kinds)  # (Damaged names the position)
+        if row[0] < 0:
+            raise Damaged(f"a negative game number {row[0]}")
+        results.append(GameResult.from_row(row))
+    return "batch", results
 
 
 def describe_difference(logged: RunConfig, config: RunConfig) -> str:

@@ -19,6 +19,12 @@ a new holder checks after locking that the path still names the file it locked (
 earlier holder removed it in between, and it starts again). So two processes never hold
 locks on two different files of one name.
 
+Why no one else's file is touched: the sidecar is opened with ``O_NOFOLLOW`` (a link planted
+there, ``out.jsonl.lock -> ~/.bashrc``, is refused, never written through), only a regular
+file is taken, a file there that is neither empty nor a holder record is refused rather
+than overwritten, and on leaving the name is unlinked only while it still names the file
+this process locked.
+
 The lock belongs to the process that takes it: its worker processes (a run's pool or Ray
 tasks) write under it without taking it (the file descriptor is not inherited by children
 started with ``exec``). A nested ``output_lock`` of the same output in the holding process is
@@ -32,6 +38,7 @@ import json
 import os
 import shlex
 import socket
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -43,6 +50,11 @@ from .errors import InvalidInputError, OutputLockedError
 
 #: What a lock file's name adds to its output's name.
 LOCK_SUFFIX = ".lock"
+
+#: How a lock file is opened: created if missing, never through a link, never waiting.
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+#: Most bytes of a holder record read back (a record is a few hundred).
+_HOLDER_BYTES = 65536
 
 #: Lock files this process holds, and how many ``output_lock`` blocks hold each.
 _held: dict[Path, int] = {}
@@ -69,7 +81,8 @@ def output_lock(path: str | Path | None, what: str = "output") -> Iterator[None]
 
     Raises:
         OutputLockedError: Another process holds it (the message names that process).
-        InvalidInputError: The lock file cannot be created (its directory is not writable).
+        InvalidInputError: The lock file cannot be created (its directory is not writable),
+            or its name is taken by a link or by anything but a lock file.
     """
     if path is None:
         yield
@@ -89,9 +102,11 @@ def output_lock(path: str | Path | None, what: str = "output") -> Iterator[None]
         yield
     finally:
         del _held[sidecar]
-        # Unlinked while still locked: see the module's docstring.
+        # Unlinked while still locked, and only if the name is still the file we locked:
+        # see the module's docstring.
         with suppress(FileNotFoundError):
-            os.unlink(sidecar)
+            if os.path.samestat(os.fstat(fd), os.lstat(sidecar)):
+                os.unlink(sidecar)
         os.close(fd)
 
 
@@ -100,11 +115,24 @@ def _acquire(sidecar: Path, output: str | Path, what: str) -> int:
     while True:
         try:
             sidecar.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(sidecar, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            _refuse_special(sidecar, output, what)  # before an open that could act on it
+            # O_NOFOLLOW: a link planted at the sidecar's name is refused, not written
+            # through; O_NONBLOCK: a FIFO there must not wait for a writer (refused below).
+            fd = os.open(sidecar, _LOCK_FLAGS, 0o644)
         except OSError as exc:
+            if os.path.islink(sidecar):
+                raise InvalidInputError(
+                    f"cannot lock the {what} {output}: {sidecar} is a symbolic link; "
+                    "refusing to follow it (remove it if it is not yours)"
+                ) from None
             raise InvalidInputError(
                 f"cannot lock the {what} {output}: {sidecar}: {exc.strerror}"
             ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device: not ours to lock
+            os.close(fd)
+            raise InvalidInputError(
+                f"cannot lock the {what} {output}: {sidecar} is not a regular file"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -120,12 +148,41 @@ def _acquire(sidecar: Path, output: str | Path, what: str) -> int:
                 f"cannot lock the {what} {output}: {sidecar}: {exc.strerror}"
             ) from None
         try:
-            current = os.stat(sidecar)
+            current = os.lstat(sidecar)
         except FileNotFoundError:
             current = None
         if current is not None and os.path.samestat(os.fstat(fd), current):
+            if not _is_lock_file(fd):
+                os.close(fd)
+                raise InvalidInputError(
+                    f"cannot lock the {what} {output}: {sidecar} exists and is not a lock "
+                    "file; refusing to replace it (move it away)"
+                )
             return fd
         os.close(fd)  # its holder removed it after we opened it: lock the one there now
+
+
+def _refuse_special(sidecar: Path, output: str | Path, what: str) -> None:
+    """Refuses a device, FIFO or socket at the sidecar's name (opening a device can act)."""
+    with suppress(FileNotFoundError):
+        mode = os.lstat(sidecar).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise InvalidInputError(
+                f"cannot lock the {what} {output}: {sidecar} is not a regular file"
+            )
+
+
+def _is_lock_file(fd: int) -> bool:
+    """Whether the locked file is empty or holds a holder record (a lock file a run left,
+    killed before or after writing it), rather than a file of the user's."""
+    data = os.pread(fd, _HOLDER_BYTES + 1, 0)
+    if not data:
+        return True
+    try:
+        record = json.loads(data) if len(data) <= _HOLDER_BYTES else None
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "pid" in record
 
 
 def _write_holder(fd: int) -> None:
@@ -133,7 +190,7 @@ def _write_holder(fd: int) -> None:
     record = {
         "pid": os.getpid(),
         "host": socket.gethostname(),
-        "command": command_line(),
+        "command": command_line()[: _HOLDER_BYTES // 4],  # (read back whole: see above)
         "started": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
     data = (json.dumps(record) + "\n").encode()
@@ -144,7 +201,7 @@ def _write_holder(fd: int) -> None:
 def _read_holder(fd: int) -> dict[str, Any]:
     """The holder's record; empty if it has not written it yet (or it is not ours)."""
     try:
-        record = json.loads(os.pread(fd, 65536, 0))
+        record = json.loads(os.pread(fd, _HOLDER_BYTES, 0))
     except (OSError, ValueError):
         return {}
     return record if isinstance(record, dict) else {}

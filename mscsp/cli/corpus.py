@@ -109,7 +109,7 @@ def corpus(
     """
     # Counted before the list is made: a huge --count is refused, not built.
     settings = sweep(family, sizes, densities, range(seed, seed + count), steps, MAX_POSITIONS)
-    if out is not None and Path(out).exists() and not overwrite:
+    if out is not None and os.path.lexists(out) and not overwrite:  # (a link counts)
         raise InvalidInputError(f"{out} exists; pass --overwrite to replace it")
     start = time.perf_counter()
     skipped: list[str] = []
@@ -148,7 +148,9 @@ def _open_sink(out: str | None):
     """The stream to write to, and the temporary file to rename onto ``out`` (if any)."""
     if out is None:
         return click.get_text_stream("stdout"), None
-    folder = Path(out).resolve().parent
+    # Beside the name itself, not a link's target: the rename replaces a link at ``out``,
+    # never the file it points to. (mkstemp creates with O_EXCL | O_NOFOLLOW.)
+    folder = Path(out).absolute().parent
     fd, temp = tempfile.mkstemp(prefix=".corpus-", suffix=".jsonl", dir=folder)
     return os.fdopen(fd, "w", encoding="utf-8"), temp
 

@@ -11,6 +11,7 @@ import click
 
 from ..errors import InvalidInputError
 from ..outlock import output_lock
+from ..trust.files import open_output, refuse_link
 from .progress import Progress
 
 
@@ -138,8 +139,11 @@ def _write_outputs(
         ("--report", report, lambda: html_report(result, records)),
     ):
         if path:
+            text = make()  # (made first: a failure leaves the file as it was)
             try:
-                Path(path).write_text(make(), encoding="utf-8")
+                # Never through a link planted at the name, never onto a FIFO or device.
+                with open_output(path, option) as handle:
+                    handle.write(text)
             except OSError as exc:
                 raise InvalidInputError(f"{option} {path}: {exc.strerror}") from None
     if summary or not as_json:
@@ -147,12 +151,13 @@ def _write_outputs(
 
 
 def _check_writable(option: str, path: str | None) -> None:
-    """Refuses, in one line, an output file that cannot be written: a missing folder, a
-    folder given as the file, or a folder without write permission."""
+    """Refuses, in one line, an output file that cannot be written: a link, a missing
+    folder, a folder given as the file, or a folder without write permission."""
     if not path:
         return
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
+    refuse_link(target, option)  # (written without following it: refused now, not after)
     if target.is_dir():
         raise InvalidInputError(f"{option} {path}: is a folder, not a file")
     if not folder.is_dir():

@@ -51,6 +51,7 @@ means every guess was the best one available.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
 import json
@@ -64,7 +65,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..board import COVERED, Board
-from ..errors import BackendUnavailableError, MscspError, SolverLimitError
+from ..errors import BackendUnavailableError, InvalidInputError, MscspError, SolverLimitError
+from ..inputs import read_bounded
+from ..trust.files import open_output, open_regular
+from ..trust.jsonlog import Damaged, read_log, typed
 from . import (
     MAX_BYTES,
     ClickRating,
@@ -129,7 +133,7 @@ def collect(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
             matches = [path]
         elif _GLOB & set(path):
             # A quoted pattern reaches us with its ~ unexpanded.
-            matches = sorted(glob.glob(os.path.expanduser(path), recursive=True))
+            matches = expand(os.path.expanduser(path))
         else:
             matches = []
         if not matches:
@@ -147,13 +151,88 @@ def collect(paths: Iterable[str]) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def _walk(folder: str) -> list[str]:
+    """The replay files below ``folder`` (by extension), never through a linked folder."""
     found = []
-    for root, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names):
+    for root in _folders_below(folder):
+        try:
+            names = sorted(entry.name for entry in os.scandir(root) if not _is_folder(entry))
+        except OSError:
+            continue  # (unreadable: its files cannot be rated, and nothing is said of them)
+        for name in names:
             if name.rsplit(".", 1)[-1].lower() in EXTENSIONS and "." in name:
                 found.append(os.path.join(root, name))
     return found
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """A real folder (a link to one is not entered: it may loop)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _folders_below(folder: str, hidden: bool = True) -> list[str]:
+    """``folder`` and every folder below it, in sorted order, without following links (a
+    link ``a -> ..`` would loop) and each real folder once (a bind mount may loop too);
+    ``hidden``: enter folders whose names start with a dot."""
+    found: list[str] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            info = os.stat(current or ".")
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        found.append(current)
+        try:
+            names = sorted(
+                entry.name
+                for entry in os.scandir(current or ".")
+                if _is_folder(entry) and (hidden or not entry.name.startswith("."))
+            )
+        except OSError:
+            continue
+        stack.extend(os.path.join(current, name) for name in reversed(names))
+    return found
+
+
+def expand(pattern: str) -> list[str]:
+    """The paths a glob pattern matches, sorted, as ``glob.glob(pattern, recursive=True)``
+    but for links: ``**`` (any number of folders) never enters a linked folder, as bash's
+    ``globstar`` does not, so two links ``a -> ..`` and ``b -> ..`` cannot make it loop.
+    Names starting with a dot match only a pattern that starts with a dot."""
+    parts = pattern.split(os.sep)
+    root = os.sep if parts[0] == "" else ""
+    parts = [part for part in parts if part]
+    # Consecutive ``**`` mean what one means.
+    parts = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
+    found: set[str] = set()
+    stack: list[tuple[str, int]] = [(root, 0)]
+    while stack:
+        base, at = stack.pop()
+        if at == len(parts):
+            if base and os.path.lexists(base):
+                found.add(base)
+            continue
+        part = parts[at]
+        if part == "**":
+            stack.extend((folder, at + 1) for folder in _folders_below(base, hidden=False))
+        elif not glob.has_magic(part):
+            stack.append((os.path.join(base, part), at + 1))
+        else:
+            try:
+                names = [entry.name for entry in os.scandir(base or ".")]
+            except OSError:
+                continue
+            if not part.startswith("."):
+                names = [name for name in names if not name.startswith(".")]
+            stack.extend((os.path.join(base, n), at + 1) for n in fnmatch.filter(names, part))
+    return sorted(found)
 
 
 def content_key(path: str) -> str | None:
@@ -163,8 +242,8 @@ def content_key(path: str) -> str | None:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
             return f"size:{size}"
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_bounded(path, MAX_BYTES, "replay file", False)).hexdigest()
+    except (OSError, InvalidInputError):
         return None
 
 
@@ -263,9 +342,11 @@ def set_games(path: str) -> tuple[list[SetGame], list[dict[str, Any]]]:
         if size > MAX_SET_BYTES:
             reason = f".evfs set too large ({size} bytes; limit {MAX_SET_BYTES})"
             return [], [error_record(path, f"size:{size}", reason)]
-        data = Path(path).read_bytes()
+        data = read_bounded(path, MAX_SET_BYTES, ".evfs set", allow_stdin=False)
     except OSError as exc:
         return [], [error_record(path, None, f"cannot read the file: {exc.strerror or exc}")]
+    except InvalidInputError as exc:
+        return [], [error_record(path, None, str(exc))]
     key = hashlib.sha256(data).hexdigest()
     if not data:
         return [], [error_record(path, key, "the .evfs set is empty")]
@@ -341,9 +422,13 @@ def analyse_file(
             return error_record(
                 path, f"size:{size}", f"replay file too large ({size} bytes; limit {MAX_BYTES})"
             )
-        data = Path(path).read_bytes()
+        # The single file's bounded reader: a FIFO, a device (a link to /dev/zero) or a
+        # file past the limit is refused, unread.
+        data = read_bounded(path, MAX_BYTES, "replay file", allow_stdin=False)
     except OSError as exc:
         return error_record(path, None, f"cannot read the file: {exc.strerror or exc}")
+    except InvalidInputError as exc:
+        return error_record(path, None, str(exc))
     head = {"file": path, "hash": hashlib.sha256(data).hexdigest()}
     return _analyse(data, path, head, backend, time_limit, endgame_layouts, pluck)
 
@@ -360,11 +445,12 @@ def _analyse_set_game(
         reason = f"replay too large ({game.size} bytes; limit {MAX_BYTES})"
         return {**head, "status": "error", "reason": reason}
     try:
-        with open(game.set, "rb") as f:
+        # (A regular file still: the set may have been replaced since it was cut.)
+        with open_regular(game.set, ".evfs set") as f:
             f.seek(game.offset)
             data = f.read(game.size)
-    except OSError as exc:
-        reason = f"cannot read the set: {exc.strerror or exc}"
+    except (OSError, InvalidInputError) as exc:
+        reason = f"cannot read the set: {getattr(exc, 'strerror', None) or exc}"
         return {**head, "status": "error", "reason": reason, "retry": True}
     if hashlib.sha256(data).hexdigest() != game.hash:
         # Metasweeper adds games to an open set: no verdict, --resume cuts the set again.
@@ -656,43 +742,97 @@ class ResultLog:
     """The ``--out`` file: one JSON record per line, appended as each game is rated.
 
     A line is written whole and flushed at once, under the output's lock (held by the
-    caller), so a killed run leaves at most its last line cut short: :meth:`read` drops it
-    (and truncates the file there), and the game is rated again.
+    caller), so a killed run leaves at most its last line cut short: :meth:`read` drops it,
+    and the game is rated again. The log has no header line of its own (its lines are the
+    records ``--json`` prints): its first line must be a game's record (``file``, ``hash``,
+    ``status``), else the file is refused untouched; a damaged line after it is reported
+    and skipped, the lines after it kept (:func:`~mscsp.trust.jsonlog.read_log`), its game
+    rated again. Never written through a link.
     """
+
+    #: What the file is, for messages.
+    WHAT = "replay log"
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
     def read(self) -> dict[tuple[str, str | None], dict[str, Any]]:
         """The records already written, by ``(file, hash)``; a cut last line is removed.
-        Records marked ``retry`` (a time limit, not a verdict) are left out: rated again."""
-        if not self.path.exists():
+        Records marked ``retry`` (a time limit, not a verdict) are left out: rated again.
+
+        Raises:
+            InvalidInputError: The file is not a replay log (or not a regular file).
+        """
+        if not os.path.lexists(self.path):
             return {}
-        raw = self.path.read_bytes()
-        done: dict[tuple[str, str | None], dict[str, Any]] = {}
-        good = 0  # bytes of whole, valid lines
-        for line in raw.splitlines(keepends=True):
-            try:
-                record = json.loads(line)
-                if not line.endswith(b"\n") or not isinstance(record, dict):
-                    raise ValueError
-                key = (record["file"], record["hash"])
-            except (ValueError, KeyError, TypeError):
-                break  # a cut line ends what was written whole
-            if not record.get("retry"):
-                done[key] = record
-            good += len(line)
-        if good < len(raw):
-            with self.path.open("r+b") as f:
-                f.truncate(good)
-        return done
+        contents = read_log(self.path, self.WHAT, log_record, log_record)
+        contents.repair(self.WHAT)
+        records = [] if contents.header is None else [contents.header]
+        records += [record for _, record in contents.records]
+        return {(r["file"], r["hash"]): r for r in records if not r.get("retry")}
 
     def append(self, record: dict[str, Any]) -> None:
         """Writes one record as a line, flushed to the disk."""
-        with self.path.open("a", encoding="utf-8") as f:
+        with open_output(self.path, self.WHAT, append=True) as f:
             f.write(json.dumps(record, separators=(",", ":")) + "\n")
             f.flush()
             os.fsync(f.fileno())
+
+
+#: What a rated game's record must hold for the summaries and reports: key, JSON types.
+_GAME_KINDS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("board", (str,)),
+    ("mode", (str,)),
+    ("result", (str,)),
+    ("summary", (dict,)),
+    ("accuracy", (float,)),
+    ("needless_guesses", (int,)),
+    ("loss", (dict, type(None))),
+    ("clicks", (list,)),
+    ("worst", (dict, type(None))),
+)
+#: What each of a game's rated clicks must hold.
+_CLICK_KINDS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("number", (int,)),
+    ("cell", (list,)),
+    ("probability", (float,)),
+    ("safest", (float,)),
+    ("loss", (float,)),
+    ("source", (str,)),
+)
+
+
+def log_record(value: Any) -> dict[str, Any]:
+    """A line of the ``--out`` log, checked for what a resumed run reads from it (the
+    summary, the CSV and the report): :class:`~mscsp.trust.jsonlog.Damaged` if a key is
+    missing or of another type."""
+    typed(value, "file", str)
+    typed(value, "hash", str, type(None))
+    if "retry" in value:
+        typed(value, "retry", bool)
+    status = typed(value, "status", str)
+    if status == "error":
+        typed(value, "reason", str)
+        return value
+    if status != "ok":
+        raise Damaged(f"an unknown status {status!r}")
+    for key, kinds in _GAME_KINDS:
+        typed(value, key, *kinds)
+    if "date" in value:
+        typed(value, "date", str, type(None))
+    typed(value["summary"], "luck", float)
+    typed(value["summary"], "guesses", int)
+    if value["loss"] is not None:
+        typed(value["loss"], "kind", str)
+    for click in value["clicks"]:
+        for key, kinds in _CLICK_KINDS:
+            typed(click, key, *kinds)
+        if len(click["cell"]) != 2:
+            raise Damaged("a click's cell is not a (row, col) pair")
+    if value["worst"] is not None:
+        typed(value["worst"], "number", int)
+        typed(value["worst"], "board", str)
+    return value
 
 
 def analyse_task(args: tuple[str | SetGame, str, float | None, int, bool]) -> dict[str, Any]:

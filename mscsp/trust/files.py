@@ -3,7 +3,9 @@
 A path the user names is theirs to name; but the last step of it may be a link that someone
 else planted (``out.jsonl.lock -> ~/.bashrc``), or a name we would clobber. These open files
 for writing with ``O_NOFOLLOW`` (a link at the last step is refused, not followed) and
-remove only regular files, never links, directories or devices.
+remove only regular files, never links, directories or devices. Files read back (a log to
+resume, a game in a replay set) are opened only if they are regular files: a FIFO would
+wait forever for a writer, a device (``/dev/zero``) never ends.
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ def refuse_link(path: str | Path, what: str) -> None:
 
 
 def open_output(
-    path: str | Path, what: str, *, append: bool = False, exclusive: bool = False, binary: bool = False
+    path: str | Path,
+    what: str,
+    *,
+    append: bool = False,
+    exclusive: bool = False,
+    binary: bool = False,
 ) -> IO:
     """``path`` opened for writing (truncated, appended, or created only if new), never
     through a symbolic link at its last step and never onto anything but a regular file.
@@ -87,3 +94,42 @@ def remove_regular(path: str | Path) -> bool:
         return False
     os.unlink(path)
     return True
+
+
+def open_regular(path: str | Path, what: str, *, follow: bool = True) -> IO[bytes]:
+    """``path`` opened for reading (bytes), only if it is a regular file.
+
+    Checked before the open (a FIFO's open would wait for a writer, a device's may act)
+    and again on the open file (the path may have changed in between); the open never
+    waits (``O_NONBLOCK``, then blocking again for the reads).
+
+    Args:
+        path: The file.
+        what: What it is, for the error (``"run log"``).
+        follow: Follow a link at the last step (a file the user points at); without it a
+            link is refused (an output of ours read back).
+
+    Raises:
+        InvalidInputError: Missing, unreadable, a link (without ``follow``), or not a
+            regular file.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        mode = (os.stat if follow else os.lstat)(path).st_mode
+        if stat.S_ISLNK(mode):
+            raise InvalidInputError(
+                f"{what} {str(path)!r} is a symbolic link; refusing to follow it"
+            )
+        if not stat.S_ISREG(mode):
+            raise InvalidInputError(f"{what} {str(path)!r} is not a regular file")
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInputError(f"{what} {str(path)!r} is not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
