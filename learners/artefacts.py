@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import pickle
 import platform
 import sys
 import time
+import zipfile
+import zlib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,9 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
+from mscsp.inputs import read_bounded
+from mscsp.trust.files import open_output
+from mscsp.trust.jsonl import loads_bounded
 
 
 def weights_dir() -> Path:
@@ -82,25 +88,132 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
+    with open_output(tmp, "temporary file", binary=True) as handle:  # (never through a link)
+        handle.write(data)
     tmp.replace(path)
 
 
-def dump_pickle(path: str | Path, obj: Any) -> None:
-    """A gzip-compressed pickle of ``obj`` (fitted scikit-learn pipelines), written atomically."""
-    write_atomic(path, gzip.compress(pickle.dumps(obj), mtime=0))
+#: Suffix of classic model files (scikit-learn pipelines in skops' format).
+MODEL_SUFFIX = ".skops"
+#: Largest model file read, and the most its parts may hold unpacked (the shipped models
+#: are under 3 MB unpacked).
+MAX_MODEL_BYTES = 256 * 1024 * 1024
+#: Every type a classic model file may hold: the seed systems' pipelines and nothing else.
+#: A file naming any other type is refused before anything in it is built (skops' own
+#: defaults trust every scikit-learn estimator; this list is narrower).
+MODEL_TYPES = frozenset(
+    {
+        "builtins.bool",
+        "builtins.dict",
+        "builtins.float",
+        "builtins.int",
+        "builtins.list",
+        "builtins.NoneType",
+        "builtins.str",
+        "builtins.tuple",
+        "numpy.dtype",
+        "numpy.float64",
+        "numpy.int64",
+        "numpy.ndarray",
+        "learners.classic.data.one_hot",
+        "sklearn.kernel_approximation.Nystroem",
+        "sklearn.kernel_ridge.KernelRidge",
+        "sklearn.linear_model._logistic.LogisticRegression",
+        "sklearn.pipeline.Pipeline",
+        "sklearn.preprocessing._function_transformer.FunctionTransformer",
+        "sklearn.svm._classes.LinearSVC",
+    }
+)
+#: How a zip archive (skops' container) starts; a pickle never does.
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
-def load_pickle(path: Path, what: str) -> Any:
-    """The object :func:`dump_pickle` wrote to ``path``.
+def dump_model(path: str | Path, model: Any) -> None:
+    """``model`` (a fitted scikit-learn pipeline) in skops' format, written atomically: a
+    file that loading cannot make run code, unlike a pickle.
 
     Raises:
-        InvalidInputError: The file is not such an artefact.
+        InvalidInputError: The model holds a type outside :data:`MODEL_TYPES` (it could
+            not be loaded back).
+    """
+    import skops.io
+
+    data = skops.io.dumps(model, compression=zipfile.ZIP_DEFLATED)
+    outside = _model_types(data, Path(path), "model") - MODEL_TYPES
+    if outside:
+        raise InvalidInputError(f"a model holding {', '.join(sorted(outside))} cannot be saved")
+    write_atomic(path, data)
+
+
+def load_model(path: Path, what: str, *, trust_pickle: bool = False) -> Any:
+    """The model :func:`dump_model` wrote to ``path``, built only from :data:`MODEL_TYPES`.
+
+    A pickle (what earlier releases wrote) can run any code while it loads: it is read only
+    with ``trust_pickle``, for a file whose author the user trusts.
+
+    Raises:
+        InvalidInputError: Not such a model file (too large, damaged, holding another type),
+            or a pickle without ``trust_pickle`` (the message says how to convert it).
+    """
+    data = read_bounded(path, MAX_MODEL_BYTES, f"{what} model", allow_stdin=False)
+    if not data.startswith(_ZIP_MAGIC):
+        if not trust_pickle:
+            raise InvalidInputError(
+                f"{path} is not a {what} model in skops format; if it is a pickle whose author "
+                f"you trust, convert it with 'mscsp learn system {what} --convert {path} "
+                "--trust-pickle' (or load it once with -o trust_pickle=true)"
+            )
+        return load_pickle(data, path, what)
+    outside = _model_types(data, path, what) - MODEL_TYPES
+    if outside:
+        raise InvalidInputError(
+            f"{path}: a {what} model may not hold {', '.join(sorted(outside)[:3])}"
+        )
+    import skops.io
+
+    try:
+        return skops.io.loads(data, trusted=sorted(MODEL_TYPES))
+    except Exception as exc:  # a damaged archive raises many kinds; all mean a bad file
+        raise InvalidInputError(f"{path} is not a {what} model ({type(exc).__name__})") from None
+
+
+def _model_types(data: bytes, path: Path, what: str) -> set[str]:
+    """Every ``module.name`` the skops archive ``data`` would build, read from its schema
+    (bounded: its parts unpacked, and the schema's nesting)."""
+    bad = f"{path} is not a {what} model"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if sum(info.file_size for info in archive.infolist()) > MAX_MODEL_BYTES:
+                raise InvalidInputError(f"{bad} (it unpacks to over {MAX_MODEL_BYTES} bytes)")
+            schema = archive.read("schema.json")
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, zlib.error):
+        raise InvalidInputError(f"{bad} (a damaged archive)") from None
+    found: set[str] = set()
+    stack = [loads_bounded(schema, f"{path} schema", max_depth=256)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "__module__" in node or "__class__" in node:
+                found.add(f"{node.get('__module__')}.{node.get('__class__')}")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def load_pickle(data: bytes, path: Path, what: str) -> Any:
+    """The object a gzip-compressed pickle ``data`` holds (model files of earlier releases).
+
+    Unpickling runs whatever code the file names: only for files the user trusts
+    (:func:`load_model`'s ``trust_pickle``).
+
+    Raises:
+        InvalidInputError: ``data`` is not such a pickle.
     """
     try:
-        return pickle.loads(gzip.decompress(path.read_bytes()))
+        return pickle.loads(gzip.decompress(data))
     except Exception as exc:  # gzip and unpickling raise many kinds; all mean a bad file
-        raise InvalidInputError(f"{path} is not a {what} artefact ({exc})") from None
+        raise InvalidInputError(f"{path} is not a {what} pickle ({type(exc).__name__})") from None
 
 
 def write_json(path: str | Path, data: dict[str, Any]) -> None:

@@ -101,6 +101,8 @@ FAMILIES: dict[str, str] = {
 }
 
 _CLASSIC = ("sklearn", "xgboost")
+#: The scikit-learn systems read their model files with skops (a pickle only when trusted).
+_SKLEARN = (*_CLASSIC, "skops")
 _JAX = ("jax", "flax", "optax")
 _SYSTEMS = (
     LearnedSystem(
@@ -132,7 +134,7 @@ _SYSTEMS = (
         "learners.classic.local:make_player",
         "learners.classic.local:train_logistic",
         "classic",
-        _CLASSIC,
+        _SKLEARN,
         "001 III.A.1",
         "logistic regression on the 5x5 window, positive = certainly safe, Algorithm 1",
     ),
@@ -142,7 +144,7 @@ _SYSTEMS = (
         "learners.classic.local:make_svm_player",
         "learners.classic.local:train_svm",
         "classic",
-        _CLASSIC,
+        _SKLEARN,
         "001 III.A.1",
         "class-weighted RBF SVM (Nystroem) on the 5x5 window, certainly-safe labels, Algorithm 1",
     ),
@@ -152,7 +154,7 @@ _SYSTEMS = (
         "learners.classic.ridge:make_player",
         "learners.classic.ridge:train",
         "classic",
-        _CLASSIC,
+        _SKLEARN,
         "001 III.A.2",
         "cross-validated kernel ridge regression of every cell's exact probability",
     ),

@@ -388,3 +388,152 @@ def test_cli_trains_then_plays_by_name(tmp_path) -> None:
 def test_cli_bad_input_is_exit_2(args, tmp_path) -> None:
     result = CliRunner().invoke(main, ["learn", "system", *args, "--out", str(tmp_path)])
     assert result.exit_code == 2, result.output
+
+
+# --- classic model files: a format that cannot run code ------------------------------
+
+#: The scikit-learn systems and their shipped model files (per board for global-ridge).
+SKLEARN_SHIPPED = {
+    "global-ridge-4x4x3": "global-ridge",
+    "global-ridge-5x5x5": "global-ridge",
+    "local-logistic": "local-logistic",
+    "local-svm": "local-svm",
+}
+
+
+def model_outputs(stem: str, model, board) -> list[float]:
+    """What a model answers on ``board``: ridge's probabilities, a local classifier's
+    decision values on the perimeter (the values its player ranks cells by)."""
+    from learners.classic import local, ridge
+
+    values = (
+        ridge.predict(model, board)
+        if stem.startswith("global-ridge")
+        else local.scores(model, board)
+    )
+    return [float(v) for v in values.ravel() if np.isfinite(v)]
+
+
+@pytest.mark.parametrize("stem", SKLEARN_SHIPPED)
+def test_shipped_models_are_skops_files_that_answer_as_the_pickles_did(stem: str) -> None:
+    """Each shipped model is a skops file (no pickle is shipped), and it answers exactly as
+    the pickle it was converted from did on the positions its metadata records."""
+    pytest.importorskip("skops")
+    from learners.artefacts import load_model
+    from mscsp.positions import sample_positions
+
+    assert not list(weights_dir().glob("*.pkl"))
+    model = load_model(weights_dir() / f"{stem}.skops", SKLEARN_SHIPPED[stem])
+    check = json.loads((weights_dir() / f"{stem}.json").read_text())["check"]
+    boards = sample_positions(*check["board"], check["positions"], seed=check["seed"])
+    got = [v for board in boards for v in model_outputs(stem, model, board)]
+    np.testing.assert_allclose(got, check["outputs"], rtol=1e-9, atol=1e-12)
+
+
+class RunsCode:
+    """A pickle payload: unpickling it creates the file ``marker`` (as ``id`` ran before)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def gzip_pickle(path, obj) -> None:
+    """``obj`` as earlier releases wrote model files: a gzip-compressed pickle."""
+    import gzip
+    import pickle
+
+    path.write_bytes(gzip.compress(pickle.dumps(obj)))
+
+
+@pytest.mark.parametrize("name", ["local-logistic", "local-svm", "global-ridge"])
+def test_a_pickle_given_as_weights_is_refused_unread_without_trust_pickle(name, tmp_path) -> None:
+    pytest.importorskip("skops")
+    marker = tmp_path / "ran"
+    weights = tmp_path / "m-4x4x3.pkl"
+    gzip_pickle(weights, RunsCode(marker))
+    with pytest.raises(InvalidInputError, match="--trust-pickle") as info:
+        get_learned(name, weights=str(weights))
+    assert "\n" not in str(info.value) and "--convert" in str(info.value)
+    assert not marker.exists()  # the payload never ran
+    result = CliRunner().invoke(
+        main,
+        ["play", "--strategy", name, "-o", f"weights={weights}", "--size", "4x4", "--mines", "3"],
+    )
+    assert result.exit_code == 2 and not marker.exists()
+    assert result.output.strip().count("\n") == 0, result.output
+
+
+def test_a_skops_file_naming_a_type_outside_the_list_is_refused_unbuilt(tmp_path) -> None:
+    """skops trusts every scikit-learn type by default; a model file may hold only the
+    seed systems' pipelines: ``os.system`` as a transformer's function is refused."""
+    skops_io = pytest.importorskip("skops.io")
+    import os
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+
+    hostile = tmp_path / "local-logistic.skops"
+    hostile.write_bytes(skops_io.dumps(make_pipeline(FunctionTransformer(os.system))))
+    with pytest.raises(InvalidInputError, match="may not hold .*system"):
+        get_learned("local-logistic", weights=str(hostile))
+    other = tmp_path / "other.skops"
+    other.write_bytes(skops_io.dumps(make_pipeline(StandardScaler())))
+    with pytest.raises(InvalidInputError, match="may not hold sklearn.preprocessing"):
+        get_learned("local-svm", weights=str(other))
+    for junk in (b"PK\x03\x04" + b"\x00" * 64, b"not a model"):
+        (tmp_path / "junk.skops").write_bytes(junk)
+        with pytest.raises(InvalidInputError, match="local-svm"):
+            get_learned("local-svm", weights=str(tmp_path / "junk.skops"))
+
+
+def test_a_ridge_model_file_must_be_named_by_its_board(tmp_path) -> None:
+    pytest.importorskip("skops")
+    for name in ("ridge.skops", "ridge-4x4x².skops", "ridge-4x4x99999999999999.skops"):
+        (tmp_path / name).write_bytes(b"")
+        with pytest.raises(InvalidInputError, match="ROWSxCOLSxMINES"):
+            get_learned("global-ridge", weights=str(tmp_path / name))
+
+
+def test_trained_local_models_are_saved_as_skops_and_play(tmp_path) -> None:
+    pytest.importorskip("skops")
+    from learners.classic import local
+
+    local.train_logistic(tmp_path, games=6, log=lambda m: None)
+    (path,) = tmp_path.glob("local-logistic.*[!n]")  # the model, not its .json
+    assert path.suffix == ".skops" and path.read_bytes().startswith(b"PK")
+    plays_whole_game(get_learned("local-logistic", weights=str(path)), (5, 5, 4))
+
+
+def test_a_trusted_pickle_converts_once_and_then_loads_without_trust(tmp_path) -> None:
+    pytest.importorskip("skops")
+    from learners.artefacts import load_model
+    from mscsp.positions import sample_positions
+
+    shipped = load_model(weights_dir() / "global-ridge-4x4x3.skops", "global-ridge")
+    old = tmp_path / "global-ridge-4x4x3.pkl"
+    gzip_pickle(old, shipped)  # an earlier release's file, from a source the user trusts
+    player = get_learned("global-ridge", weights=str(old), trust_pickle=True)
+    plays_whole_game(player, (4, 4, 3), games=1)
+    args = [
+        "learn",
+        "system",
+        "global-ridge",
+        "--convert",
+        str(old),
+        "--out",
+        str(tmp_path / "new"),
+    ]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and "--trust-pickle" in refused.output
+    assert not (tmp_path / "new").exists()
+    result = CliRunner().invoke(main, [*args, "--trust-pickle"])
+    assert result.exit_code == 0, result.output
+    converted = tmp_path / "new" / "global-ridge-4x4x3.skops"
+    model = load_model(converted, "global-ridge")
+    (board,) = sample_positions(4, 4, 3, 1, seed=2)
+    assert model_outputs("global-ridge", model, board) == model_outputs(
+        "global-ridge", shipped, board
+    )

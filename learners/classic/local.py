@@ -25,7 +25,7 @@ from mscsp import Board
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, dump_pickle, load_pickle, write_json
+from ..artefacts import MODEL_SUFFIX, Progress, artefact, dump_model, load_model, write_json
 from .data import PAPER_BOARDS, algorithm1, one_hot, oracle_states, perimeter, windows
 
 RADIUS = 2
@@ -86,16 +86,22 @@ class LocalPlayer(Player):
         self.pipeline = pipeline
 
     def next_moves(self, board: Board, rng: np.random.Generator) -> list[Cell]:
-        edge = perimeter(board.cells).ravel()
-        safety = np.full(board.cells.size, -np.inf)
-        if edge.any():
-            # One BLAS thread: a few dozen rows per move, where thread start-up dominates.
-            with threadpool_limits(1):
-                safety[edge] = self.pipeline.decision_function(windows(board.cells, RADIUS)[edge])
-        safety = safety.reshape(board.shape)
+        safety = scores(self.pipeline, board)
         cell, guessed = algorithm1(board, safety, safety > 0, rng)
         self.turn_guesses = int(guessed)
         return [cell]
+
+
+def scores(pipeline: Pipeline, board: Board) -> np.ndarray:
+    """The classifier's decision value of every perimeter cell (positive: safe), ``-inf``
+    elsewhere, in the board's shape."""
+    edge = perimeter(board.cells).ravel()
+    safety = np.full(board.cells.size, -np.inf)
+    if edge.any():
+        # One BLAS thread: a few dozen rows per move, where thread start-up dominates.
+        with threadpool_limits(1):
+            safety[edge] = pipeline.decision_function(windows(board.cells, RADIUS)[edge])
+    return safety.reshape(board.shape)
 
 
 def subsample(
@@ -118,8 +124,8 @@ def _train(kind: str, out: Path, seed: int, games: int, max_samples: int | None,
     x, y = local_dataset(PAPER_BOARDS, games, seed, log)
     log(f"local-{kind}: {len(x)} perimeter cells, {100 * y.mean():.1f} % certainly safe")
     pipeline = fit(kind, x, y, seed, max_samples)
-    path = Path(out) / f"local-{kind}.pkl"
-    dump_pickle(path, pipeline)
+    path = Path(out) / f"local-{kind}{MODEL_SUFFIX}"
+    dump_model(path, pipeline)
     meta = {
         "system": f"local-{kind}",
         "boards": [list(b) for b in PAPER_BOARDS],
@@ -149,20 +155,21 @@ def train_svm(
     return _train("svm", Path(out), seed, games or 600, 30_000, log)
 
 
-def load(kind: str, weights: str | Path | None = None) -> Pipeline:
-    """The pickled pipeline at ``weights`` or the shipped one."""
-    return load_pickle(artefact(weights, f"local-{kind}.pkl"), f"local-{kind}")
+def load(kind: str, weights: str | Path | None = None, trust_pickle: bool = False) -> Pipeline:
+    """The pipeline at ``weights`` or the shipped one (a pickle only with ``trust_pickle``)."""
+    path = artefact(weights, f"local-{kind}{MODEL_SUFFIX}")
+    return load_model(path, f"local-{kind}", trust_pickle=trust_pickle)
 
 
-def make_player(weights: str | None = None) -> LocalPlayer:
-    """``local-logistic`` (``weights``: a pickled pipeline, default the shipped one)."""
-    player = LocalPlayer(load("logistic", weights))
+def make_player(weights: str | None = None, trust_pickle: bool = False) -> LocalPlayer:
+    """``local-logistic`` (``weights``: a model file, default the shipped one)."""
+    player = LocalPlayer(load("logistic", weights, trust_pickle))
     player.name = "local-logistic"
     return player
 
 
-def make_svm_player(weights: str | None = None) -> LocalPlayer:
-    """``local-svm`` (``weights``: a pickled pipeline, default the shipped one)."""
-    player = LocalPlayer(load("svm", weights))
+def make_svm_player(weights: str | None = None, trust_pickle: bool = False) -> LocalPlayer:
+    """``local-svm`` (``weights``: a model file, default the shipped one)."""
+    player = LocalPlayer(load("svm", weights, trust_pickle))
     player.name = "local-svm"
     return player

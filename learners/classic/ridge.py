@@ -10,6 +10,7 @@ why the paper (and we) use it on small boards only.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -24,7 +25,15 @@ from mscsp import Board
 from mscsp.errors import InvalidInputError
 from mscsp.players.base import Cell, Player
 
-from ..artefacts import Progress, artefact, dump_pickle, load_pickle, shipped, write_json
+from ..artefacts import (
+    MODEL_SUFFIX,
+    Progress,
+    artefact,
+    dump_model,
+    load_model,
+    shipped,
+    write_json,
+)
 from .data import algorithm1, one_hot, oracle_states
 from .local import hash_seed
 
@@ -94,15 +103,40 @@ class RidgePlayer(Player):
                 f"'mscsp learn system global-ridge --size "
                 f"{board.rows}x{board.cols} --mines {board.mines}'"
             )
-        with threadpool_limits(1):  # one row per move: BLAS threads only add overhead
-            probs = model.predict(board.cells.reshape(1, -1))[0].reshape(board.shape)
+        probs = predict(model, board)
         cell, guessed = algorithm1(board, -probs, probs < 0.5, rng)
         self.turn_guesses = int(guessed)
         return [cell]
 
 
+def predict(model: Pipeline, board: Board) -> np.ndarray:
+    """The model's mine probability of every square of ``board`` (its shape)."""
+    with threadpool_limits(1):  # one row per move: BLAS threads only add overhead
+        return model.predict(board.cells.reshape(1, -1))[0].reshape(board.shape)
+
+
 def file_name(rows: int, cols: int, mines: int) -> str:
-    return f"global-ridge-{rows}x{cols}x{mines}.pkl"
+    """The model file of one board: ``global-ridge-4x4x3.skops``."""
+    return f"global-ridge-{rows}x{cols}x{mines}{MODEL_SUFFIX}"
+
+
+#: A model file's name ends with its board: ``...-ROWSxCOLSxMINES.skops`` (ASCII digits).
+_BOARD_IN_NAME = re.compile(r"-([0-9]{1,4})x([0-9]{1,4})x([0-9]{1,7})$")
+
+
+def board_of(path: Path) -> tuple[int, int, int]:
+    """The board a model file's name gives (``global-ridge-4x4x3.skops``: 4, 4, 3).
+
+    Raises:
+        InvalidInputError: The name does not end with ``-ROWSxCOLSxMINES``.
+    """
+    found = _BOARD_IN_NAME.search(path.stem)
+    if found is None:
+        raise InvalidInputError(
+            f"{path.name!r}: a global-ridge model file is named ...-ROWSxCOLSxMINES{MODEL_SUFFIX}"
+        )
+    rows, cols, mines = (int(v) for v in found.groups())
+    return rows, cols, mines
 
 
 def train(
@@ -116,7 +150,7 @@ def train(
         log(f"global-ridge {rows}x{cols}/{mines}: {len(x)} distinct positions")
         grid = search(seed).fit(x, y)
         path = Path(out) / file_name(rows, cols, mines)
-        dump_pickle(path, grid.best_estimator_)
+        dump_model(path, grid.best_estimator_)
         meta = {
             "system": "global-ridge",
             "board": [rows, cols, mines],
@@ -133,12 +167,12 @@ def train(
     return results
 
 
-def make_player(weights: str | None = None) -> RidgePlayer:
-    """``global-ridge``: every shipped board model, or the one pickled at ``weights``."""
-    paths = [artefact(weights, "")] if weights else shipped("global-ridge-*.pkl")
+def make_player(weights: str | None = None, trust_pickle: bool = False) -> RidgePlayer:
+    """``global-ridge``: every shipped board model, or the one at ``weights`` (its name ends
+    with its board, as :func:`file_name` writes it; a pickle only with ``trust_pickle``)."""
+    paths = [artefact(weights, "")] if weights else shipped(f"global-ridge-*{MODEL_SUFFIX}")
     models = {}
     for path in paths:
-        model = load_pickle(path, "global-ridge")
-        rows, cols, mines = (int(v) for v in path.stem.rsplit("-", 1)[1].split("x"))
-        models[rows, cols, mines] = model
+        board = board_of(path)
+        models[board] = load_model(path, "global-ridge", trust_pickle=trust_pickle)
     return RidgePlayer(models)

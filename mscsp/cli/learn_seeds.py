@@ -53,6 +53,22 @@ from .play import parse_options
 @click.option(
     "--resume", is_flag=True, default=False, help="Continue an interrupted training in --out."
 )
+@click.option(
+    "--convert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Instead of training: rewrite a classic system's pickled model FILE (an earlier "
+    "release's) into --out in the skops format, which cannot run code when loaded. Needs "
+    "--trust-pickle.",
+)
+@click.option(
+    "--trust-pickle",
+    is_flag=True,
+    default=False,
+    help="Let --convert unpickle FILE: only for a file whose author you trust (a pickle runs "
+    "any code it names).",
+)
 @json_option
 @reports_errors
 def system(
@@ -66,6 +82,8 @@ def system(
     trainer_options: tuple[str, ...],
     seed: int,
     resume: bool,
+    convert: str | None,
+    trust_pickle: bool,
     as_json: bool,
 ) -> None:
     """Trains learned system NAME of the seed papers (progress on stderr; names: --list).
@@ -84,6 +102,10 @@ def system(
             mark = "" if s.supported() else f"  (needs mscsp[{s.extra}])"
             origin = f"seed {s.paper}" if s.paper else "mscsp"
             click.echo(f"{s.name:<15} {s.family:<10} {origin:<16} {s.summary}{mark}")
+        return
+    if convert is not None:
+        written = _convert(name, convert, out or f"runs/{name}", trust_pickle)
+        click.echo(json.dumps({"converted": written}) if as_json else f"{name}: wrote {written}")
         return
     board = None  # the system's own board unless one is given
     if preset or size or mines is not None:
@@ -107,3 +129,30 @@ def system(
         click.echo(json.dumps(result, default=str))
     else:
         click.echo(f"{name}: trained into {out}", file=sys.stdout)
+
+
+def _convert(name: str, source: str, out: str, trust_pickle: bool) -> str:
+    """Rewrites the pickled model ``source`` of classic system ``name`` as ``out/STEM.skops``.
+
+    Raises:
+        InvalidInputError: No ``--trust-pickle``, a system that is not a classic one, or a
+            file that is not such a model.
+    """
+    from pathlib import Path
+
+    from learners.artefacts import MODEL_SUFFIX, dump_model, load_model
+    from learners.registry import get_system
+
+    system = get_system(name)
+    if system.family != "classic":
+        raise InvalidInputError(f"--convert rewrites classic systems' models, not {name!r}'s")
+    if not trust_pickle:
+        raise InvalidInputError(
+            "--convert unpickles FILE, which runs any code it names: add --trust-pickle only "
+            "if you trust its author"
+        )
+    system.require()
+    model = load_model(Path(source), name, trust_pickle=True)
+    target = Path(out) / (Path(source).stem + MODEL_SUFFIX)
+    dump_model(target, model)
+    return str(target)
