@@ -1,0 +1,566 @@
+"""Lays boards that need no guess from the first click, each with its certificate.
+
+A try draws a layout (seeded, under the first-click rule), opens the first click, then
+settles covered cells with the cheapest rule that makes progress, keeping each use of a
+rule as one step of the certificate:
+
+1. **one number** (its mines all found: the rest safe; as many covered cells as mines
+   missing: all mines), on a work list of the numbers whose neighbourhood changed;
+2. **two numbers** near each other (the subset rule and the 1-2 overlap rule), only when
+   (1) is stuck;
+3. **the exact forcing set** of :func:`mscsp.explain.explain_cell`, only when (1) and (2)
+   are stuck: :func:`mscsp.solve` finds the certain cells, with the mine total, and the
+   forcing set of one of them (numbers alone where they suffice, else numbers and the
+   total) becomes the step.
+
+A try whose position has no certain cell left is stuck: the layout is drawn again. Most
+tries fail right after the opening; (1) and (2) are a few hundred dictionary operations, and
+the exact solve runs only where they found nothing.
+
+Why rejection and not repair (moving mines where the solver is stuck): every board is then
+a plain uniform draw among the layouts the rules solve, which players and the comparison
+with other generators can rely on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..game import FirstClick, draw_mines, first_move, mine_candidates
+from .certificate import FORMAT, MAX_STEP_CELLS, MAX_STEP_NUMBERS, MAX_STEP_SETTLES, VERSION
+
+#: Seconds one forcing-set search may take before the generator tries another cell (the
+#: search is exact and exponential in the worst case; a board that needs such a step is
+#: hardly the board a player wants).
+EXPLAIN_SECONDS = 0.25
+#: Certain cells the exact stage tries to explain before it calls the board stuck.
+EXPLAIN_TRIES = 6
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What boards to lay.
+
+    Attributes:
+        rows: Board rows.
+        cols: Board columns.
+        mines: Mines.
+        first_click: ``"opening"`` (the cell and its neighbours hold no mine) or ``"safe"``.
+        first_move: ``"corner"``, ``"center"``, ``"random"`` or ``"ROW,COL"``.
+        min_3bv: Fewest clicks a board needs (its 3BV).
+        max_3bv: Most clicks a board needs (``None``: no bound).
+        max_total_steps: Most steps that may need the mine total (``None``: no bound).
+        max_step_numbers: Most numbers one step may cite.
+        max_tries: Layouts drawn at most for one board before giving up.
+    """
+
+    rows: int
+    cols: int
+    mines: int
+    first_click: str = FirstClick.OPENING.value
+    first_move: str = "corner"
+    min_3bv: int = 0
+    max_3bv: int | None = None
+    max_total_steps: int | None = None
+    max_step_numbers: int = MAX_STEP_NUMBERS
+    max_tries: int = 200_000
+
+    def check(self) -> None:
+        """Raises :class:`InvalidInputError` for settings no board can meet."""
+        if self.first_click not in (FirstClick.OPENING.value, FirstClick.SAFE.value):
+            raise InvalidInputError(
+                f"--first-click {self.first_click}: a no-guess board needs a safe first click "
+                "(safe or opening)"
+            )
+        if self.rows < 1 or self.cols < 1 or self.rows * self.cols > 10_000:
+            raise InvalidInputError(
+                f"board {self.rows}x{self.cols}: no-guess boards are 1 to 10000 cells"
+            )
+        reserved = 1 if self.first_click == "safe" else min(self.rows, 3) * min(self.cols, 3)
+        if not 0 <= self.mines <= self.rows * self.cols - reserved:
+            raise InvalidInputError(
+                f"{self.mines} mines do not fit a {self.rows}x{self.cols} board with first "
+                f"click '{self.first_click}' (at most {self.rows * self.cols - reserved})"
+            )
+        if not 1 <= self.max_step_numbers <= MAX_STEP_NUMBERS:
+            raise InvalidInputError(
+                f"--max-step-numbers must be 1 to {MAX_STEP_NUMBERS} (the checker's limit)"
+            )
+        if self.max_3bv is not None and self.max_3bv < self.min_3bv:
+            raise InvalidInputError(
+                f"--max-3bv {self.max_3bv} is below --min-3bv {self.min_3bv}: no board fits"
+            )
+        if self.first_move not in ("corner", "center", "random"):
+            first_move(self.first_move, self.rows, self.cols)  # (checks "ROW,COL")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One deduction: cells settled by the numbers cited (and the total, where marked).
+
+    Attributes:
+        numbers: The revealed numbers cited, row-major indices.
+        safe: Cells shown safe (opened next), row-major indices.
+        mines: Cells shown to be mines (marked), row-major indices.
+        total: Whether the mine total is part of the reason.
+        rule: Which stage found it (``"single"``, ``"pair"``, ``"exact"``); not written.
+    """
+
+    numbers: tuple[int, ...]
+    safe: tuple[int, ...] = ()
+    mines: tuple[int, ...] = ()
+    total: bool = False
+    rule: str = "single"
+
+    def to_json(self, cols: int) -> dict[str, Any]:
+        """The step as the boards file writes it (cells as ``[row, col]``)."""
+
+        def cells(indices: tuple[int, ...]) -> list[list[int]]:
+            return [list(divmod(i, cols)) for i in indices]
+
+        return {
+            "numbers": cells(self.numbers),
+            "safe": cells(self.safe),
+            "mines": cells(self.mines),
+            "total": self.total,
+        }
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One board with its certificate.
+
+    Attributes:
+        rows: Board rows.
+        cols: Board columns.
+        mines: Mines.
+        layout: The mines, row-major indices, ascending.
+        start: The first click ``(row, col)``.
+        first_click: Its rule.
+        bv3: The board's 3BV (clicks needed without flags: openings and lone numbers).
+        steps: The certificate.
+        tries: Layouts drawn for it (this one included).
+    """
+
+    rows: int
+    cols: int
+    mines: int
+    layout: tuple[int, ...]
+    start: tuple[int, int]
+    first_click: str
+    bv3: int
+    steps: tuple[Step, ...]
+    tries: int = 1
+
+    @property
+    def total_steps(self) -> int:
+        """Steps that need the mine total."""
+        return sum(step.total for step in self.steps)
+
+    @property
+    def largest_step(self) -> int:
+        """Most numbers one step cites."""
+        return max((len(step.numbers) for step in self.steps), default=0)
+
+    def to_record(self, index: int) -> dict[str, Any]:
+        """The board's line of the boards file."""
+        return {
+            "board": index,
+            "rows": self.rows,
+            "cols": self.cols,
+            "mines": self.mines,
+            "layout": list(self.layout),
+            "first_click": list(self.start),
+            "first_click_rule": self.first_click,
+            "3bv": self.bv3,
+            "steps": [step.to_json(self.cols) for step in self.steps],
+        }
+
+
+def header(settings: Settings, seed: int) -> dict[str, Any]:
+    """The boards file's first line."""
+    return {"format": FORMAT, "version": VERSION, "seed": seed, "settings": asdict(settings)}
+
+
+def neighbours(rows: int, cols: int) -> list[tuple[int, ...]]:
+    """Each cell's neighbours, row-major indices."""
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            out.append(
+                tuple(
+                    rr * cols + cc
+                    for rr in range(max(r - 1, 0), min(r + 2, rows))
+                    for cc in range(max(c - 1, 0), min(c + 2, cols))
+                    if (rr, cc) != (r, c)
+                )
+            )
+    return out
+
+
+def near_cells(rows: int, cols: int) -> list[tuple[int, ...]]:
+    """Each cell's cells within two rows and two columns (those that can share a neighbour)."""
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            out.append(
+                tuple(
+                    rr * cols + cc
+                    for rr in range(max(r - 2, 0), min(r + 3, rows))
+                    for cc in range(max(c - 2, 0), min(c + 3, cols))
+                    if (rr, cc) != (r, c)
+                )
+            )
+    return out
+
+
+def numbers_of(mine: list[bool], nbrs: list[tuple[int, ...]]) -> list[int]:
+    """Each cell's number (-1 on a mine)."""
+    return [-1 if mine[i] else sum(mine[j] for j in nb) for i, nb in enumerate(nbrs)]
+
+
+def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
+    """Clicks that clear the board without flags: one per zero region, one per safe number
+    that touches no zero."""
+    seen = [False] * len(numbers)
+    clicks = 0
+    for i, value in enumerate(numbers):
+        if value != 0 or seen[i]:
+            continue
+        clicks += 1
+        seen[i] = True
+        todo = [i]
+        while todo:
+            for j in nbrs[todo.pop()]:
+                if not seen[j]:
+                    seen[j] = True
+                    if numbers[j] == 0:
+                        todo.append(j)
+    return clicks + sum(1 for i, value in enumerate(numbers) if value > 0 and not seen[i])
+
+
+class _Play:
+    """One try: what is known of a layout, and the steps that made it known."""
+
+    def __init__(self, gen: Generator, numbers: list[int]):
+        self.gen = gen
+        self.numbers = numbers
+        n = len(numbers)
+        self.state = [0] * n  # 0 covered and unknown, 1 open, 2 known mine
+        self.open = 0
+        self.known_mines = 0
+        self.queued = [False] * n
+        self.work: list[int] = []
+        self.steps: list[Step] = []
+        self.total_steps = 0
+
+    def _touch(self, cell: int) -> None:
+        """Queues the open numbers around ``cell`` (and itself if open) for the one-number
+        rule: their covered neighbours changed."""
+        state, queued, work = self.state, self.queued, self.work
+        for j in (cell, *self.gen.nbrs[cell]):
+            if state[j] == 1 and not queued[j]:
+                queued[j] = True
+                work.append(j)
+
+    def reveal(self, cell: int) -> None:
+        """Opens a safe cell; a zero opens its region and border, as the game does."""
+        state, numbers, nbrs = self.state, self.numbers, self.gen.nbrs
+        if state[cell]:
+            return
+        state[cell] = 1
+        self.open += 1
+        opened = [cell]
+        todo = [cell] if numbers[cell] == 0 else []
+        while todo:
+            for j in nbrs[todo.pop()]:
+                if state[j] == 0:
+                    state[j] = 1
+                    self.open += 1
+                    opened.append(j)
+                    if numbers[j] == 0:
+                        todo.append(j)
+        for j in opened:
+            self._touch(j)
+
+    def apply(self, step: Step) -> None:
+        self.steps.append(step)
+        self.total_steps += step.total
+        for j in step.mines:
+            if self.state[j] == 0:
+                self.state[j] = 2
+                self.known_mines += 1
+                self._touch(j)
+        for j in step.safe:
+            self.reveal(j)
+
+    def singles(self) -> None:
+        """The one-number rule until no queued number settles anything."""
+        state, numbers, nbrs, work, queued = (
+            self.state,
+            self.numbers,
+            self.gen.nbrs,
+            self.work,
+            self.queued,
+        )
+        while work:
+            i = work.pop()
+            queued[i] = False
+            if numbers[i] == 0:
+                continue
+            unknown = [j for j in nbrs[i] if state[j] == 0]
+            if not unknown:
+                continue
+            need = numbers[i] - sum(1 for j in nbrs[i] if state[j] == 2)
+            if need == 0:
+                self.apply(Step((i,), safe=tuple(unknown)))
+            elif need == len(unknown):
+                self.apply(Step((i,), mines=tuple(unknown)))
+
+    def pairs(self) -> bool:
+        """One use of the subset or overlap rule on two nearby numbers; whether one applied."""
+        state, numbers, nbrs, near = self.state, self.numbers, self.gen.nbrs, self.gen.near
+        frontier: dict[int, tuple[frozenset[int], int]] = {}
+        for i in range(len(state)):
+            if state[i] != 1 or numbers[i] <= 0:
+                continue
+            unknown = frozenset(j for j in nbrs[i] if state[j] == 0)
+            if unknown:
+                frontier[i] = (unknown, numbers[i] - sum(1 for j in nbrs[i] if state[j] == 2))
+        for a, (ua, ka) in frontier.items():
+            for b in near[a]:
+                if b < a or b not in frontier:
+                    continue  # each pair once: both directions are checked below
+                ub, kb = frontier[b]
+                shared = ua & ub
+                if not shared:
+                    continue
+                only_a, only_b = ua - shared, ub - shared
+                # Mines in the shared cells: at least what each number cannot put in its
+                # own cells, at most what either needs.
+                low = max(0, ka - len(only_a), kb - len(only_b))
+                high = min(len(shared), ka, kb)
+                safe: set[int] = set()
+                mines: set[int] = set()
+                for own, k in ((only_a, ka), (only_b, kb)):
+                    if own and k - low == 0:
+                        safe |= own
+                    elif own and k - high == len(own):
+                        mines |= own
+                if low == high and shared:
+                    if low == 0:
+                        safe |= shared
+                    elif low == len(shared):
+                        mines |= shared
+                if safe or mines:
+                    self.apply(
+                        Step(
+                            (min(a, b), max(a, b)),
+                            tuple(sorted(safe)),
+                            tuple(sorted(mines)),
+                            rule="pair",
+                        )
+                    )
+                    return True
+        return False
+
+    def exact(self) -> bool:
+        """One step by the exact forcing set of a certain cell; whether one was found."""
+        from ..board import COVERED, FLAG, Board
+        from ..deadline import Deadline
+        from ..explain import _Position, explain_cell
+        from ..solver import solve
+
+        gen, state, numbers = self.gen, self.state, self.numbers
+        cells = np.array(
+            [numbers[i] if s == 1 else (FLAG if s == 2 else COVERED) for i, s in enumerate(state)],
+            dtype=np.int8,
+        ).reshape(gen.rows, gen.cols)
+        board = Board(cells, gen.settings.mines)
+        solution = solve(board)
+        certain = [(c, "safe") for c in solution.safe] + [(c, "mine") for c in solution.mines]
+        certain = [(c, v) for c, v in certain if state[c[0] * gen.cols + c[1]] == 0]
+        if not certain:
+            return False
+        position = _Position(board)
+        budget = gen.settings.max_total_steps
+        fallback: Step | None = None
+        for cell, value in certain[:EXPLAIN_TRIES]:
+            try:
+                why = explain_cell(board, cell, value, Deadline(EXPLAIN_SECONDS), position)
+            except SolverLimitError:
+                continue
+            cited = tuple(sorted(r * gen.cols + c for r, c in why.numbers))
+            if len(cited) > gen.settings.max_step_numbers or self._cells_of(cited) > (
+                MAX_STEP_CELLS
+            ):
+                continue
+            index = cell[0] * gen.cols + cell[1]
+            step = Step(
+                cited,
+                (index,) if value == "safe" else (),
+                (index,) if value == "mine" else (),
+                why.uses_total,
+                "exact",
+            )
+            if not why.uses_total:
+                self.apply(step)
+                return True
+            if fallback is None and (budget is None or self.total_steps < budget):
+                fallback = step
+        if fallback is None:
+            return False
+        self.apply(fallback)
+        return True
+
+    def _cells_of(self, cited: tuple[int, ...]) -> int:
+        """Covered cells around ``cited`` (what the checker ranges over), plus one."""
+        state, nbrs = self.state, self.gen.nbrs
+        return len({j for i in cited for j in nbrs[i] if state[j] == 0}) + 1
+
+    def solve(self) -> bool:
+        """Plays the try to the end; whether every safe cell was opened without a guess."""
+        goal = len(self.numbers) - self.gen.settings.mines
+        while self.open < goal:
+            self.singles()
+            if self.open >= goal:
+                break
+            if self.pairs():
+                continue
+            try:
+                if not self.exact():
+                    return False
+            except (SolverLimitError, InconsistentBoardError):
+                return False
+        return True
+
+
+class Generator:
+    """Lays no-guess boards one after another from one seeded generator.
+
+    The same settings and seed give the same boards, in the same order.
+
+    Args:
+        settings: What boards to lay.
+        seed: The seed of :func:`numpy.random.default_rng`.
+
+    Raises:
+        InvalidInputError: Settings no board can meet.
+    """
+
+    def __init__(self, settings: Settings, seed: int):
+        settings.check()
+        self.settings = settings
+        self.rows, self.cols = settings.rows, settings.cols
+        self.rng = np.random.default_rng(seed)
+        self.nbrs = neighbours(self.rows, self.cols)
+        self.near = near_cells(self.rows, self.cols)
+        self.tries = 0
+        self._fixed = (
+            None
+            if settings.first_move == "random"
+            else first_move(settings.first_move, self.rows, self.cols)
+        )
+
+    def _start(self) -> tuple[int, int]:
+        if self._fixed is not None:
+            return self._fixed
+        return first_move("random", self.rows, self.cols, self.rng)
+
+    def attempt(self) -> Generated | None:
+        """One try: a fresh layout, solved by the rules; ``None`` if it needs a guess or
+        misses the settings."""
+        settings = self.settings
+        self.tries += 1
+        r, c = self._start()
+        candidates = mine_candidates(self.rows, self.cols, FirstClick(settings.first_click), r, c)
+        chosen = draw_mines(self.rng, candidates, settings.mines)
+        mine = [False] * (self.rows * self.cols)
+        for i in chosen.tolist():
+            mine[i] = True
+        numbers = numbers_of(mine, self.nbrs)
+        bv3 = three_bv(numbers, self.nbrs)
+        if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
+            return None
+        play = _Play(self, numbers)
+        play.reveal(r * self.cols + c)
+        if not play.solve():
+            return None
+        if settings.max_total_steps is not None and play.total_steps > settings.max_total_steps:
+            return None
+        steps = tuple(_split(play.steps))
+        return Generated(
+            self.rows,
+            self.cols,
+            settings.mines,
+            tuple(sorted(chosen.tolist())),
+            (r, c),
+            settings.first_click,
+            bv3,
+            steps,
+        )
+
+    def next_board(self) -> Generated:
+        """The next board that needs no guess.
+
+        Raises:
+            SolverLimitError: ``max_tries`` layouts drawn and none fits the settings.
+        """
+        first = self.tries
+        while self.tries - first < self.settings.max_tries:
+            found = self.attempt()
+            if found is not None:
+                return Generated(**{**found.__dict__, "tries": self.tries - first})
+        raise SolverLimitError(
+            f"no board fits the settings in {self.settings.max_tries} layouts; loosen "
+            "--min-3bv/--max-3bv, --max-total-steps or --max-step-numbers"
+        )
+
+    def boards(self, count: int) -> Iterator[Generated]:
+        """``count`` boards, one by one."""
+        for _ in range(count):
+            yield self.next_board()
+
+
+def _split(steps: list[Step]) -> Iterator[Step]:
+    """Steps as written: one that settles more cells than the checker takes at once (a
+    number's neighbours never do) is cut into pieces with the same reason."""
+    for step in steps:
+        if len(step.safe) + len(step.mines) <= MAX_STEP_SETTLES:
+            yield step
+            continue
+        cells = [(j, True) for j in step.safe] + [(j, False) for j in step.mines]
+        for k in range(0, len(cells), MAX_STEP_SETTLES):
+            part = cells[k : k + MAX_STEP_SETTLES]
+            yield Step(
+                step.numbers,
+                tuple(j for j, s in part if s),
+                tuple(j for j, s in part if not s),
+                step.total,
+                step.rule,
+            )
+
+
+@dataclass
+class Tally:
+    """Totals of a run, for the summary."""
+
+    boards: int = 0
+    tries: int = 0
+    steps: int = 0
+    total_steps: int = 0
+    largest_step: int = 0
+    bv3: list[int] = field(default_factory=list)
+
+    def add(self, board: Generated) -> None:
+        self.boards += 1
+        self.tries += board.tries
+        self.steps += len(board.steps)
+        self.total_steps += board.total_steps
+        self.largest_step = max(self.largest_step, board.largest_step)
+        self.bv3.append(board.bv3)
