@@ -537,3 +537,18 @@ def test_a_trusted_pickle_converts_once_and_then_loads_without_trust(tmp_path) -
     assert model_outputs("global-ridge", model, board) == model_outputs(
         "global-ridge", shipped, board
     )
+
+
+def test_a_bad_xgboost_model_is_one_line_and_a_fifo_is_not_waited_on(tmp_path) -> None:
+    pytest.importorskip("xgboost")
+    import os
+
+    junk = tmp_path / "junk.ubj"
+    junk.write_bytes(b"junk" * 10)
+    with pytest.raises(InvalidInputError, match="is not an XGBoost model") as info:
+        get_learned("csp-xgb", weights=str(junk))
+    assert "\n" not in str(info.value) and "Stack trace" not in str(info.value)
+    fifo = tmp_path / "model.ubj"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidInputError, match="model.ubj"):  # refused, not read: no hang
+        get_learned("csp-xgb", weights=str(fifo))

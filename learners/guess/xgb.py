@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from mscsp.errors import InvalidInputError
+from mscsp.inputs import read_bounded
 
-from ..artefacts import Progress, artefact, write_json
+from ..artefacts import MAX_MODEL_BYTES, Progress, artefact, write_json
 from .common import FEATURES, EdgePlayer, GuessState, RankingPlayer, classification_rows, features
 
 FILE = "csp-xgb.ubj"
@@ -74,11 +75,16 @@ def make_player(weights: str | None = None, backend: str = "dss") -> CspXgbPlaye
     import xgboost
 
     path = artefact(weights, FILE)
+    # Read here, bounded (no FIFO, no device), then parsed from memory: XGBoost's own
+    # format holds trees and numbers only, nothing that runs.
+    data = read_bounded(path, MAX_MODEL_BYTES, "csp-xgb model", allow_stdin=False)
     booster = xgboost.Booster()
     try:
-        booster.load_model(str(path))
+        booster.load_model(bytearray(data))
     except xgboost.core.XGBoostError as exc:
-        raise InvalidInputError(f"{path} is not an XGBoost model ({exc})") from None
+        # (its message carries a C++ stack trace: the first line says what is wrong)
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        raise InvalidInputError(f"{path} is not an XGBoost model ({first})") from None
     booster.feature_names = None
     booster.set_param({"nthread": 1})  # one guess at a time: threads only add overhead
     return CspXgbPlayer(booster, backend)
