@@ -20,6 +20,7 @@ from click.testing import CliRunner  # noqa: E402
 
 from mscsp.cli import main  # noqa: E402
 from mscsp.replay.report import games_csv, html_report, summarise  # noqa: E402
+from mscsp.trust.escape import html_text  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "data" / "replays" / "archive"
 SCRIPT = "<script>alert(1)</script>"
@@ -58,9 +59,13 @@ def rated(tmp_path_factory) -> tuple[Path, list[dict]]:
     return games, records
 
 
+def _worst(records: list[dict]) -> dict:
+    return max((c for r in records for c in r["clicks"]), key=lambda c: c["loss"])
+
+
 def _hostile(records: list[dict]) -> list[dict]:
-    """The records with script in every free-text field a log may carry, and the worst
-    click's number, cell and source as text."""
+    """The records with script in every free-text field a log may carry (of the types a
+    resumed log is checked for), the worst click's cell included."""
     records = copy.deepcopy(records)
     for record in records:
         record["player"] = "=1+1"
@@ -69,14 +74,13 @@ def _hostile(records: list[dict]) -> list[dict]:
         record["mode"] = SCRIPT
         for click in record["clicks"]:
             click["source"] = SCRIPT
-    worst = max((c for r in records for c in r["clicks"]), key=lambda c: c["loss"])
-    worst["number"] = SCRIPT
-    worst["cell"] = SCRIPT
+    _worst(records)["cell"] = [SCRIPT, SCRIPT]
     return records
 
 
 def test_every_field_of_the_report_is_escaped_and_mathtext_is_off(rated) -> None:
     records = _hostile(rated[1])
+    _worst(records)["number"] = SCRIPT  # what a log read without checks could hold
     page = html_report(summarise(records), records)
     assert "script" not in _tags(page)
     assert "&lt;script&gt;" in page
@@ -120,5 +124,6 @@ def test_a_resumed_log_is_escaped_in_the_report_and_csv(rated, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     page = report.read_text()
     assert "script" not in _tags(page) and page.count("<img ") == 2
+    assert f"({html_text(SCRIPT)},{html_text(SCRIPT)})" in page  # the log's cell, escaped
     rows = list(csv.DictReader(io.StringIO(table.read_text())))
     assert {row["player"] for row in rows} == {"'=1+1"}
