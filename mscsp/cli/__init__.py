@@ -44,5 +44,7 @@ main.commands = LazyCommands(
         "play": _command("play"),
         "serve": _command("serve"),
         "replay": _command("replay"),
+        "generate": _command("generate"),
+        "verify": _command("verify"),
     }
 )

@@ -142,6 +142,7 @@ VOCABULARY: dict[str, SharedOption] = {
                     "learn sweep",
                     "learn ablation",
                     "learn system",
+                    "generate",
                 ),
                 "learn eval": Usage(
                     1_000_000, why="held out from the training games, whose seeds start at 0"
@@ -196,6 +197,8 @@ VOCABULARY: dict[str, SharedOption] = {
                 "learn sweep",
                 "learn ablation",
                 "learn system",
+                "generate",
+                "verify",
             ),
             note="every command but serve",
         ),
@@ -218,6 +221,7 @@ VOCABULARY: dict[str, SharedOption] = {
                     "learn sweep",
                     "learn ablation",
                     "replay",
+                    "generate",
                 ),
                 "learn train": Usage(shown="runs/MODEL-LABELS"),
                 "learn system": Usage(shown="runs/NAME"),
@@ -250,6 +254,7 @@ VOCABULARY: dict[str, SharedOption] = {
                 "learn data",
                 "learn train",
                 "learn dagger",
+                "generate",
             ),
         ),
         SharedOption(
@@ -280,6 +285,7 @@ VOCABULARY: dict[str, SharedOption] = {
             {
                 "play": Usage(shown="beginner, unless --size"),
                 "learn dagger": Usage(shown="beginner, unless --size"),
+                "generate": Usage(shown="beginner, unless --size"),
                 "learn ablation": Usage(shown="beginner"),
                 "learn system": Usage(shown="the system's own board"),
                 "bench": Usage(),
@@ -298,7 +304,7 @@ VOCABULARY: dict[str, SharedOption] = {
             "ROWSxCOLS",
             None,
             {
-                **_same("play", "learn data", "learn dagger", "learn system"),
+                **_same("play", "learn data", "learn dagger", "learn system", "generate"),
                 "corpus": Usage(kind="ROWSxCOLS[,...]", why="a comma list: one sweep per size"),
             },
         ),
@@ -310,7 +316,14 @@ VOCABULARY: dict[str, SharedOption] = {
             "integer >= 0",
             None,
             _same(
-                "probs", "sample", "export", "play", "learn data", "learn dagger", "learn system"
+                "probs",
+                "sample",
+                "export",
+                "play",
+                "learn data",
+                "learn dagger",
+                "learn system",
+                "generate",
             ),
         ),
         SharedOption(
@@ -319,7 +332,14 @@ VOCABULARY: dict[str, SharedOption] = {
             "what the first click is guaranteed: the cell, the cell and its neighbours, nothing",
             "one of safe|opening|any",
             "safe",
-            _same("play", "learn data", "learn dagger"),
+            {
+                **_same("play", "learn data", "learn dagger"),
+                "generate": Usage(
+                    "opening",
+                    why="a no-guess board starts from an opening, as other generators' do; "
+                    "any is refused",
+                ),
+            },
         ),
         SharedOption(
             "--first-move",
@@ -327,7 +347,7 @@ VOCABULARY: dict[str, SharedOption] = {
             "where the first click goes (ROW,COL counted from 0)",
             "text",
             "corner",
-            _same("play", "learn data", "learn dagger"),
+            _same("play", "learn data", "learn dagger", "generate"),
         ),
         SharedOption(
             "--max-solutions",

@@ -335,7 +335,8 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
     start = rec.start
     if mine[start] or (rec.rule == "opening" and any(mine[j] for j in nbrs[start])):
         raise fail(
-            f"the first click {_name(start, cols)} is not {'an opening' if rec.rule == 'opening' else 'safe'}"
+            f"the first click {_name(start, cols)} is not "
+            + ("an opening" if rec.rule == "opening" else "safe")
         )
     open_cell(start)
     total_steps = largest = 0
@@ -348,7 +349,8 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
             raise fail(f"{at} names a cell twice")
         if len(step.numbers) > MAX_STEP_NUMBERS or len(cells) > MAX_STEP_SETTLES:
             raise fail(
-                f"{at} is too large to verify (more than {MAX_STEP_NUMBERS} numbers or {MAX_STEP_SETTLES} cells)"
+                f"{at} is too large to verify (more than {MAX_STEP_NUMBERS} numbers "
+                f"or {MAX_STEP_SETTLES} cells)"
             )
         if not step.numbers and not step.total:
             raise fail(f"{at} cites no number and not the total")
@@ -366,7 +368,8 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
         )
         if len(variables) > MAX_STEP_CELLS:
             raise fail(
-                f"{at} is too large to verify ({len(variables)} covered cells, most {MAX_STEP_CELLS})"
+                f"{at} is too large to verify ({len(variables)} covered cells, "
+                f"most {MAX_STEP_CELLS})"
             )
         index = {j: v for v, j in enumerate(variables)}
         constraints = [
@@ -384,7 +387,8 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
             for i, is_mine in cells:
                 if mine[i] != is_mine:  # (a forced cell cannot disagree with the layout)
                     raise fail(
-                        f"{at} calls {_name(i, cols)} {'a mine' if is_mine else 'safe'}, but the layout says otherwise"
+                        f"{at} calls {_name(i, cols)} {'a mine' if is_mine else 'safe'}, "
+                        "but the layout says otherwise"
                     )
                 if _counterexample(
                     variables,
@@ -396,7 +400,8 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
                     what = "safe" if not is_mine else "a mine"
                     extra = " and the mine total" if step.total else ""
                     raise fail(
-                        f"{at}: {_name(i, cols)} is not forced to be {what} by {cited}{extra} (a layout they allow has it otherwise)"
+                        f"{at}: {_name(i, cols)} is not forced to be {what} by {cited}{extra} "
+                        "(a layout they allow has it otherwise)"
                     )
             if step.total and all(
                 not _counterexample(variables, constraints, index[i], int(not is_mine), None)
