@@ -308,7 +308,8 @@ class _Play:
             self.work,
             self.queued,
         )
-        while work:
+        goal = len(numbers) - self.gen.settings.mines
+        while work and self.open < goal:  # (no step after the last safe cell is open)
             i = work.pop()
             queued[i] = False
             if numbers[i] == 0:
@@ -430,7 +431,7 @@ class _Play:
             self.singles()
             if self.open >= goal:
                 break
-            if self.pairs():
+            if self.gen.settings.max_step_numbers >= 2 and self.pairs():
                 continue
             try:
                 if not self.exact():
