@@ -42,7 +42,13 @@ from .bench_runs import (
 from .bigint import from_decimal, to_decimal
 from .board import MAX_CELLS, Board, parse_board
 from .constraints import Component, ComponentCount
-from .errors import InvalidInputError, MemoryLimitError, MscspError, SolverLimitError
+from .errors import (
+    InvalidInputError,
+    MemoryLimitError,
+    MscspError,
+    SolverLimitError,
+    WrongCountError,
+)
 from .estimators import Estimator, get_estimator, is_counting, kind_of, usage
 from .inputs import read_bounded
 from .memlimit import MEMORY_EXIT, died_of_memory, peak_mb, reset_peak, set_ceiling
@@ -113,8 +119,9 @@ class PositionRecord:
 
     ``status`` is ``ok``, ``limit`` (the backend stopped itself at its time limit or
     solution cap), ``timeout`` (the position ran past the time limit and its worker
-    process was killed), ``memout`` (it needed more than the memory limit) or ``crash`` (its
-    worker died of something else).
+    process was killed), ``memout`` (it needed more than the memory limit), ``crash`` (its
+    worker died of something else) or ``wrong`` (a program's count failed the checks of
+    :mod:`mscsp.backends.checked`: no answer is kept).
     """
 
     backend: str
@@ -460,7 +467,10 @@ class _Outcome(NamedTuple):
 
 
 def _failure(exc: BaseException) -> str:
-    """The status of a run that raised ``exc``: ``memout`` or ``limit``."""
+    """The status of a run that raised ``exc``: ``memout``, ``limit``, or ``wrong`` (a
+    foreign program's count failed its checks: :mod:`mscsp.backends.checked`)."""
+    if isinstance(exc, WrongCountError):
+        return "wrong"
     return "memout" if isinstance(exc, (MemoryError, MemoryLimitError)) else "limit"
 
 
@@ -477,7 +487,7 @@ def _fastest(
         start = time.perf_counter()
         try:
             (answer, count), status = attempt(), "ok"
-        except (MemoryError, SolverLimitError) as exc:
+        except (MemoryError, SolverLimitError, WrongCountError) as exc:
             answer, count, status = None, None, _failure(exc)
         seconds = time.perf_counter() - start
         runs.append((status != "ok", seconds, answer, count, status, list(records or [])))
@@ -511,8 +521,9 @@ def _difference(answer: Any, expected: Any) -> float | None:
 
 def _timed(spec: str, time_limit: float | None, max_solutions: int | None) -> _TimedBackend:
     timed = _TimedBackend(get_backend(spec, time_limit=time_limit, max_solutions=max_solutions))
-    # One untimed solve first: lazy imports and caches are not the backend's latency.
-    with contextlib.suppress(SolverLimitError):
+    # One untimed solve first: lazy imports and caches are not the backend's latency. (Its
+    # answer is not kept, so a wrong one is told by the runs, not here.)
+    with contextlib.suppress(SolverLimitError, WrongCountError):
         solve(parse_board(_WARMUP), backend=timed)
     return timed
 
@@ -805,6 +816,8 @@ def _add_run(
     result.latencies.append(record)
     result.components.extend(components)
     wrong = None if record.max_abs_diff is None else record.max_abs_diff > 0
+    if outcome.status == "wrong":
+        wrong = True
     if outcome.count is not None and expected.count is not None:
         wrong = bool(wrong) or outcome.count != expected.count
     row = {

@@ -168,3 +168,21 @@ def test_scatter_plots_pair_every_backend_of_a_few_and_the_leader_of_many() -> N
     solved = {name: i for i, name in enumerate(many)}  # the last solves the most
     pairs = scatter_pairs(runs(many, solved))
     assert pairs == [(many[-1], name) for name in many[:-1]]
+
+
+def test_a_counter_program_whose_counts_fail_their_checks_is_a_named_wrong(tmp_path) -> None:
+    # A counter that doubles every count: no answer from it is kept, and bench says so.
+    counter = tmp_path / "double.py"
+    counter.write_text(
+        "import re, subprocess, sys\n"
+        "out = subprocess.run([sys.executable, '-m', 'mscsp.counters.mcc', sys.argv[1]],\n"
+        "                     capture_output=True, text=True, check=True).stdout\n"
+        "print('c s exact arb int', 2 * int(re.search(r'c s exact arb int (\\d+)', out)[1]))\n"
+    )
+    name = f"external:{sys.executable} {counter}"
+    boards = [parse_board("5x3x3\n1?1??\n?????\n?????\n")]
+    result = run_benchmark(boards, [name], time_limit=60, isolate=False)
+    runs = [r for r in result.runs if r["backend"] == name]
+    assert [(r["status"], r["wrong"]) for r in runs] == [("wrong", True)]
+    row = next(r for r in result.summary() if r["backend"] == name)
+    assert (row["wrong"], row["solved"]) == (1, 0)

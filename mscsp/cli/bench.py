@@ -44,7 +44,7 @@ LEGEND = (
     ("limits", "positions where the backend stopped itself (time limit or solution cap)"),
     ("timeouts", "positions that ran past the time limit and were killed"),
     ("memouts", "positions that needed more than the memory limit"),
-    ("wrong", "answers (count or probabilities) that differ from the reference's"),
+    ("wrong", "answers that differ from the reference's, or counts failing their checks"),
     ("PAR-2", "seconds: time of each solved position, twice the limit for any other"),
     ("median/p95/max", "latency per solved position in ms (the whole solve)"),
     ("x ref", "median over positions both solved of latency / reference's latency"),
