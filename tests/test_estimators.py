@@ -258,3 +258,11 @@ def test_bench_text_shows_accuracy_and_error_per_family(tmp_path):
     assert "accuracy against dss" in text and "mean |dp|" in text
     table = text[text.index("per family: where") :]
     assert "wide" in table and "dense" in table and "csp-limited" in table
+
+
+def test_an_exact_answer_calls_no_cell_falsely_safe_against_itself():
+    # Tiny nonzero probabilities (0.005) are called safe by the exact odds too.
+    exact = np.array([0.0, 0.005, 0.009, 0.01, 0.5])
+    assert cell_errors(exact, exact, np.ones(5, bool)).summary()["called_safe_not_safe"] == 0
+    lower = np.array([0.0, 0.0, 0.0, 0.009, 0.5])
+    assert cell_errors(lower, exact, np.ones(5, bool)).summary()["called_safe_not_safe"] == 1

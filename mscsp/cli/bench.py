@@ -57,7 +57,7 @@ ACCURACY_LEGEND = (
     ("brier", "mean (estimate - exact)^2"),
     ("log loss", "cross-entropy with the exact probabilities as soft labels (exact: the floor)"),
     ("safe->unsafe", "cells certainly safe (exact 0) estimated >= 0.01"),
-    ("false safe", "cells estimated < 0.01 that may hold a mine (exact > 0)"),
+    ("false safe", "cells estimated < 0.01 that the exact odds call unsafe (exact >= 0.01)"),
     ("pos/s", "positions per second estimated in one batch (estimators that batch)"),
     ("win %", "games won by revealing the lowest-estimate cell, 95 % Wilson interval"),
 )
