@@ -132,6 +132,18 @@ def test_players_are_built_in_names_only():
 # ---------------------------------------------------------------- the fields of each request
 
 
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(header=st.text(max_size=40))
+def test_any_host_header_is_answered_or_refused(header):
+    for bound in ("127.0.0.1", "0.0.0.0"):
+        assert allow_list(bound, ["lab.example"]).allows(header) in (True, False)
+
+
+def test_a_player_counts_with_a_counting_backend(client):
+    reply = client.post("/api/suggest", json={"board": BOARD, "backend": "sampler"})
+    assert reply.status_code == 400 and "counting backend" in reply.json()["error"]["message"]
+
+
 def test_no_request_field_runs_a_program(client, tmp_path):
     marker = tmp_path / "pwned"
     command = f"external:touch {marker}"

@@ -905,6 +905,8 @@ def suggest_request(body: Any, limits: Limits) -> dict[str, Any]:
     if limits.bounded:  # a player's turn may search: not bounded by construction
         raise NotHere
     backend = check_request_name(backend, allowed_extra=limits.allowed_names)
+    if not is_counting(backend):
+        raise InvalidInputError(f"a player counts with a counting backend, not {backend!r}")
     takes_backend = "backend" in inspect.signature(PLAYERS[name]).parameters
     options = {"backend": _backend(backend, clock, limits)} if takes_backend else {}
     player = get_player(name, **options)
