@@ -266,7 +266,7 @@ def _run_line(value: Any) -> dict[str, Any]:
 def write_runs_csv(rows: list[dict[str, Any]], path: Path) -> Path:
     """``runs.csv``: the :data:`RUN_COLUMNS` of every run (a corpus line's name or family
     that a spreadsheet would run as a formula starts with an apostrophe)."""
-    with path.open("w", newline="") as handle:
+    with open_output(path, "runs file") as handle:  # (never through a link)
         writer = csv.DictWriter(handle, fieldnames=list(RUN_COLUMNS), extrasaction="ignore")
         writer.writeheader()
         writer.writerows({key: csv_cell(value) for key, value in row.items()} for row in rows)

@@ -106,6 +106,24 @@ def test_resume_refuses_a_different_run(tmp_path):
         run(BEGINNER, 4, log=tmp_path / "missing.jsonl", resume=True)
 
 
+def test_resume_refuses_a_file_that_is_not_a_play_log_and_keeps_damaged_logs(tmp_path, capsys):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"board": "3x3\\n...\\n", "name": "mine"}\n')
+    for resume in (True, False):  # (without --resume an existing file is refused too)
+        with pytest.raises(InvalidInputError, match="is not a play log"):
+            run(BEGINNER, 4, log=corpus, resume=resume)
+    assert corpus.read_text() == '{"board": "3x3\\n...\\n", "name": "mine"}\n'
+    log = tmp_path / "run.jsonl"
+    run(BEGINNER, 4, log=log, batch_size=2)
+    header, first, second = log.read_text().splitlines()
+    # A damaged batch in the middle (a row missing values): skipped, the one after kept.
+    log.write_text("\n".join([header, first, '{"type": "batch", "games": [[2]]}', second, ""]))
+    resumed = run(BEGINNER, 4, log=log, resume=True)
+    assert outcome(resumed) == outcome(run(BEGINNER, 4))
+    assert f"'{log}' line 3: " in capsys.readouterr().err
+    assert len(log.read_text().splitlines()) == 4  # no line added: nothing replayed
+
+
 def test_bad_settings_fail_fast():
     with pytest.raises(InvalidInputError):
         run(dataclasses.replace(BEGINNER, mines=200), 1)

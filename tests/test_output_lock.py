@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import repo_env
 
-from mscsp.errors import OutputLockedError
+from mscsp.errors import InvalidInputError, OutputLockedError
 from mscsp.harness import RunLog
 from mscsp.outlock import lock_path, output_lock
 
@@ -241,3 +241,50 @@ def test_bench_refuses_a_second_writer_before_any_work(tmp_path):
     assert_refused(second.stderr, child.pid)
     assert f"bench results folder {out}" in second.stderr
     assert not out.exists()
+
+
+def test_a_lock_sidecar_that_is_a_link_is_refused_not_followed(tmp_path):
+    """``out.jsonl.lock -> victim.txt`` made ``corpus --out out.jsonl`` replace victim.txt
+    with the lock's JSON: the link is refused in one line, the victim and the link stay."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out.jsonl"
+    lock_path(out).symlink_to(victim)
+    done = subprocess.run(
+        [sys.executable, "-m", "mscsp", "corpus", "lattice", "--size", "5x5", "--out", str(out)],
+        env=repo_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "symbolic link" in done.stderr, done.stderr
+    assert victim.read_text() == "precious\n" and lock_path(out).is_symlink()
+    assert not out.exists()
+
+
+def test_a_user_file_fifo_or_dangling_link_at_the_sidecar_is_never_taken(tmp_path):
+    out = tmp_path / "out.jsonl"
+    sidecar = lock_path(out)
+    sidecar.write_text("the user's notes\n")  # not a lock a run left: not replaced
+    with pytest.raises(InvalidInputError, match="not a lock file"), output_lock(out):
+        pytest.fail("locked")
+    assert sidecar.read_text() == "the user's notes\n"
+    sidecar.unlink()
+    os.mkfifo(sidecar)  # (opening it to write could wait for a reader forever)
+    with pytest.raises(InvalidInputError, match="not a regular file"), output_lock(out):
+        pytest.fail("locked")
+    sidecar.unlink()
+    sidecar.symlink_to(tmp_path / "nowhere")  # a dangling link would create its target
+    with pytest.raises(InvalidInputError, match="symbolic link"), output_lock(out):
+        pytest.fail("locked")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_leaving_removes_only_the_lock_file_it_locked(tmp_path):
+    out = tmp_path / "out.jsonl"
+    with output_lock(out, "test output"):
+        # Someone swaps the name for a file of their own while it is held.
+        lock_path(out).unlink()
+        lock_path(out).write_text("theirs\n")
+    assert lock_path(out).read_text() == "theirs\n"

@@ -46,6 +46,8 @@ def run_archive(
 
     if resume and not out:
         raise InvalidInputError("--resume continues the log of --out: give --out FILE too")
+    if out:
+        refuse_link(out, "--out")  # (the log is appended to without following a link)
     for option, path in (
         ("--csv", csv_file),
         ("--summary-json", summary_json),

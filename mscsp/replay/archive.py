@@ -201,6 +201,19 @@ def _folders_below(folder: str, hidden: bool = True) -> list[str]:
     return found
 
 
+def _files_in(folder: str) -> list[str]:
+    """The entries of ``folder`` that are not real folders, but for hidden ones."""
+    try:
+        entries = list(os.scandir(folder or "."))
+    except OSError:
+        return []
+    return [
+        os.path.join(folder, e.name)
+        for e in entries
+        if not e.name.startswith(".") and not _is_folder(e)
+    ]
+
+
 def expand(pattern: str) -> list[str]:
     """The paths a glob pattern matches, sorted, as ``glob.glob(pattern, recursive=True)``
     but for links: ``**`` (any number of folders) never enters a linked folder, as bash's
@@ -221,7 +234,10 @@ def expand(pattern: str) -> list[str]:
             continue
         part = parts[at]
         if part == "**":
-            stack.extend((folder, at + 1) for folder in _folders_below(base, hidden=False))
+            folders = _folders_below(base, hidden=False)
+            stack.extend((folder, at + 1) for folder in folders)
+            if at + 1 == len(parts):  # a last ``**`` matches the files in them too
+                stack.extend((file, at + 1) for folder in folders for file in _files_in(folder))
         elif not glob.has_magic(part):
             stack.append((os.path.join(base, part), at + 1))
         else:
