@@ -108,6 +108,9 @@ def test_wmc_is_the_weighted_sum(tmp_path, entries):
     assert _agree(tmp_path, ("ganak",), largest=2**53) == len(small) > 5
     cnf = read_cnf(tmp_path / records[0]["file"])
     assert cnf.kind == "wmc" and cnf.weights[1] == "3" and cnf.weights[-1] == "1"
+    # Weights above 1 are the 2024-2025 rules: the file says so before its header.
+    head = (tmp_path / records[0]["file"]).read_text().split("\np cnf")[0]
+    assert "c format: Model Counting Competition 2024-2025" in head
 
 
 @pytest.mark.parametrize("fmt", ["opb", "lp"])

@@ -71,6 +71,9 @@ def write(
     what = f"exactly {mines} mines" if mines is not None else f"weight {weight} per mine"
     lines = [
         f"c mscsp export: {comment_line(title)}, {what}",
+        # (which year's rules: the weights above 1 of wmc files are allowed from 2024 on;
+        # the checkers of 2020-2023 took weights in [0, 1] only)
+        "c format: Model Counting Competition 2024-2025 (c t track line, c p show/weight)",
         f"c variables 1..{system.cells} are cells (a mine when true); "
         f"auxiliary variables above: CardEnc {encoding}",
         "c cells " + " ".join(f"{r},{c}" for r, c in system.board_cells),
