@@ -293,3 +293,25 @@ def test_open_output_never_writes_through_a_link(tmp_path):
     with pytest.raises(InvalidInputError, match="symbolic link"):
         open_output(link, "--csv")
     assert victim.read_text() == "precious"
+
+
+def test_corpus_out_replaces_a_link_never_its_target(tmp_path):
+    from click.testing import CliRunner
+
+    from mscsp.cli import main
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "out.jsonl"
+    out.symlink_to(victim)
+    args = ["corpus", "lattice", "--size", "5x5", "--out", str(out)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and "exists" in refused.output  # a link is a name taken
+    done = CliRunner().invoke(main, [*args, "--overwrite"])
+    assert done.exit_code == 0, done.output
+    assert victim.read_text() == "precious"
+    assert not out.is_symlink() and json.loads(out.read_text().splitlines()[0])["family"]
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere")
+    refused = CliRunner().invoke(main, [*args[:-1], str(dangling)])
+    assert refused.exit_code == 2 and dangling.is_symlink()
