@@ -57,6 +57,9 @@ class Settings:
         max_total_steps: Most steps that may need the mine total (``None``: no bound).
         max_step_numbers: Most numbers one step may cite.
         max_tries: Layouts drawn at most for one board before giving up.
+        exact: Whether the exact stage runs where the one- and two-number rules are stuck
+            (without it a layout those rules do not solve is drawn again: cheaper per
+            layout, more layouts per board, no step that needs the total).
     """
 
     rows: int
@@ -69,6 +72,7 @@ class Settings:
     max_total_steps: int | None = None
     max_step_numbers: int = MAX_STEP_NUMBERS
     max_tries: int = 200_000
+    exact: bool = True
 
     def check(self) -> None:
         """Raises :class:`InvalidInputError` for settings no board can meet."""
@@ -433,6 +437,8 @@ class _Play:
                 break
             if self.gen.settings.max_step_numbers >= 2 and self.pairs():
                 continue
+            if not self.gen._exact:
+                return False
             try:
                 if not self.exact():
                     return False
@@ -462,6 +468,14 @@ class Generator:
         self.nbrs = neighbours(self.rows, self.cols)
         self.near = near_cells(self.rows, self.cols)
         self.tries = 0
+        self._pairs = settings.max_step_numbers >= 2
+        # One or two numbers and no total: the pair rules already find every such step
+        # (for two numbers the bounds on their shared cells are exact), so the exact stage
+        # could add nothing and is skipped.
+        self._exact = settings.exact and not (
+            settings.max_step_numbers <= 2 and settings.max_total_steps == 0
+        )
+        self._filter = _compiled_filter()
         self._fixed = (
             None
             if settings.first_move == "random"
@@ -481,9 +495,13 @@ class Generator:
         r, c = self._start()
         candidates = mine_candidates(self.rows, self.cols, FirstClick(settings.first_click), r, c)
         chosen = draw_mines(self.rng, candidates, settings.mines)
-        mine = [False] * (self.rows * self.cols)
-        for i in chosen.tolist():
-            mine[i] = True
+        flat = np.zeros(self.rows * self.cols, dtype=np.bool_)
+        flat[chosen] = True
+        if self._filter is not None:
+            cheap = self._filter(flat, self.rows, self.cols, r * self.cols + c, self._pairs)
+            if not cheap and not self._exact:
+                return None  # (the Python rules below would be stuck just the same)
+        mine = flat.tolist()
         numbers = numbers_of(mine, self.nbrs)
         bv3 = three_bv(numbers, self.nbrs)
         if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
@@ -526,6 +544,17 @@ class Generator:
         """``count`` boards, one by one."""
         for _ in range(count):
             yield self.next_board()
+
+
+def _compiled_filter() -> Any:
+    """The compiled first pass of :mod:`._filter`, or ``None`` without numba (then every
+    layout is played in Python: the same boards, more slowly)."""
+    try:
+        from ._filter import cheap_solves, warm
+    except ImportError:
+        return None
+    warm()
+    return cheap_solves
 
 
 def _split(steps: list[Step]) -> Iterator[Step]:
