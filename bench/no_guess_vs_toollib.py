@@ -28,6 +28,7 @@ import json
 import os
 import platform
 import time
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -147,8 +148,6 @@ def main() -> None:
     )
     parser.add_argument("--out", default=None, help="Write the JSON result here too.")
     args = parser.parse_args()
-    import ms_toollib
-
     result = {
         "command": "python bench/no_guess_vs_toollib.py "
         + f"--count {args.count} --seed {args.seed} --presets {args.presets}"
@@ -158,7 +157,7 @@ def main() -> None:
             "cpus_visible": os.cpu_count(),
             "cpus_allowed": len(os.sched_getaffinity(0)),
             "load_average": os.getloadavg(),
-            "ms_toollib": getattr(ms_toollib, "__version__", "unknown"),
+            "ms_toollib": metadata.version("ms_toollib"),
             "mscsp": mscsp.__version__,
         },
         "first_click": "opening at (0, 0)",
