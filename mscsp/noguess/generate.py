@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..board import neighbour_sum
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..game import FirstClick, draw_mines, first_move, mine_candidates
 from .certificate import FORMAT, MAX_STEP_CELLS, MAX_STEP_NUMBERS, MAX_STEP_SETTLES, VERSION
@@ -223,11 +224,6 @@ def near_cells(rows: int, cols: int) -> list[tuple[int, ...]]:
     return out
 
 
-def numbers_of(mine: list[bool], nbrs: list[tuple[int, ...]]) -> list[int]:
-    """Each cell's number (-1 on a mine)."""
-    return [-1 if mine[i] else sum(mine[j] for j in nb) for i, nb in enumerate(nbrs)]
-
-
 def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
     """Clicks that clear the board without flags: one per zero region, one per safe number
     that touches no zero."""
@@ -251,8 +247,11 @@ def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
 class _Play:
     """One try: what is known of a layout, and the steps that made it known."""
 
-    def __init__(self, gen: Generator, numbers: list[int]):
+    def __init__(self, gen: Generator, numbers: list[int], explain: bool = True):
         self.gen = gen
+        #: Whether the exact stage writes steps (forcing sets); without it every certain
+        #: cell is settled at once, unexplained: a dry run that only decides the layout.
+        self.explain = explain
         self.numbers = numbers
         n = len(numbers)
         self.state = [0] * n  # 0 covered and unknown, 1 open, 2 known mine
@@ -261,6 +260,8 @@ class _Play:
         self.queued = [False] * n
         self.work: list[int] = []
         self.steps: list[Step] = []
+        #: Open numbers that may still touch a covered unknown cell (the pair rules' set).
+        self.border: set[int] = set()
         self.total_steps = 0
 
     def _touch(self, cell: int) -> None:
@@ -291,6 +292,8 @@ class _Play:
                         todo.append(j)
         for j in opened:
             self._touch(j)
+            if numbers[j] > 0:
+                self.border.add(j)
 
     def apply(self, step: Step) -> None:
         self.steps.append(step)
@@ -331,12 +334,13 @@ class _Play:
         """One use of the subset or overlap rule on two nearby numbers; whether one applied."""
         state, numbers, nbrs, near = self.state, self.numbers, self.gen.nbrs, self.gen.near
         frontier: dict[int, tuple[frozenset[int], int]] = {}
-        for i in range(len(state)):
-            if state[i] != 1 or numbers[i] <= 0:
-                continue
+        border = self.border
+        for i in sorted(border):
             unknown = frozenset(j for j in nbrs[i] if state[j] == 0)
             if unknown:
                 frontier[i] = (unknown, numbers[i] - sum(1 for j in nbrs[i] if state[j] == 2))
+            else:
+                border.discard(i)  # (for good: an open number never gets a covered cell back)
         for a, (ua, ka) in frontier.items():
             for b in near[a]:
                 if b < a or b not in frontier:
@@ -392,6 +396,11 @@ class _Play:
         certain = [(c, v) for c, v in certain if state[c[0] * gen.cols + c[1]] == 0]
         if not certain:
             return False
+        if not self.explain:
+            index = [(r * gen.cols + c, v) for (r, c), v in certain]
+            safe = tuple(i for i, v in index if v == "safe")
+            self.apply(Step((), safe, tuple(i for i, v in index if v == "mine"), rule="dry"))
+            return True
         position = _Position(board)
         budget = gen.settings.max_total_steps
         fallback: Step | None = None
@@ -501,11 +510,19 @@ class Generator:
             cheap = self._filter(flat, self.rows, self.cols, r * self.cols + c, self._pairs)
             if not cheap and not self._exact:
                 return None  # (the Python rules below would be stuck just the same)
-        mine = flat.tolist()
-        numbers = numbers_of(mine, self.nbrs)
+        grid = flat.reshape(self.rows, self.cols)
+        numbers = np.where(grid, -1, neighbour_sum(grid)).reshape(-1).tolist()
         bv3 = three_bv(numbers, self.nbrs)
         if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
             return None
+        if self._exact and self._filter is not None and not cheap:
+            # The rules alone are stuck somewhere: decide the layout by a dry run (the exact
+            # solve settles every certain cell at once) before writing forcing sets, the
+            # costly part, for a layout that may well be stuck later.
+            dry = _Play(self, numbers, explain=False)
+            dry.reveal(r * self.cols + c)
+            if not dry.solve():
+                return None
         play = _Play(self, numbers)
         play.reveal(r * self.cols + c)
         if not play.solve():
