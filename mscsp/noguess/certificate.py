@@ -40,6 +40,9 @@ MAX_STEP_SETTLES = 30
 #: Most search nodes the checker spends on one cell of one step before it calls the step
 #: too large to verify (a valid step of the generator needs a few thousand at most).
 MAX_STEP_NODES = 400_000
+#: Most search nodes for all the steps of one board (an expert board's certificate takes
+#: a few tens of thousands): a file of many hard steps is refused, not searched for hours.
+MAX_BOARD_NODES = 4_000_000
 
 #: Largest board of a boards file, in cells (the checker's work grows with it).
 MAX_BOARD_CELLS = 10_000

@@ -6,7 +6,7 @@ re-derived by a small search of its own (:func:`_counterexample`): for every cel
 settles, a search for an assignment of the covered cells next to the cited numbers that
 satisfies those numbers (and, where the step says so, leaves the rest of the mines room
 among the other covered cells) with the cell at the other value. Finding one refutes the
-step. The search is bounded three ways (numbers cited, cells ranged over, nodes visited);
+step. The search is bounded (numbers cited, cells ranged over, nodes per step and board);
 a step past any bound is refused as too large to verify, never searched for long.
 
 Every field of a line is checked for type and range before it is used; a malformed line is
@@ -28,6 +28,7 @@ from .certificate import (
     FIRST_CLICK_RULES,
     FORMAT,
     MAX_BOARD_CELLS,
+    MAX_BOARD_NODES,
     MAX_LINE_CHARS,
     MAX_STEP_CELLS,
     MAX_STEP_NODES,
@@ -219,13 +220,14 @@ def _counterexample(
     fixed: int,
     value: int,
     total: tuple[int, int] | None,
+    budget: list[int],
 ) -> bool:
     """Whether some 0/1 assignment of ``variables`` with ``variables[fixed] = value``
     satisfies every ``(members, mines)`` constraint (and, with ``total = (left, others)``,
     leaves between 0 and ``others`` of the ``left`` mines outside the variables).
 
     Raises:
-        _TooLarge: More than :data:`MAX_STEP_NODES` nodes visited.
+        _TooLarge: ``budget[0]`` (nodes left to the step) used up.
     """
     n = len(variables)
     watch: list[list[int]] = [[] for _ in range(n)]
@@ -236,15 +238,13 @@ def _counterexample(
     free = [len(m) for m, _ in constraints]
     need = [t for _, t in constraints]
     order = [fixed] + [i for i in range(n) if i != fixed]
-    nodes = 0
 
     def fits(i: int) -> bool:
         return all(placed[k] <= need[k] <= placed[k] + free[k] for k in watch[i])
 
     def search(depth: int, mines: int) -> bool:
-        nonlocal nodes
-        nodes += 1
-        if nodes > MAX_STEP_NODES:
+        budget[0] -= 1
+        if budget[0] < 0:
             raise _TooLarge
         if total is not None and mines > total[0]:
             return False
@@ -340,6 +340,7 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
         )
     open_cell(start)
     total_steps = largest = 0
+    board_nodes = [MAX_BOARD_NODES]
     for k, step in enumerate(rec.steps, 1):
         at = f"step {k}"
         cells = [(i, False) for i in step.safe] + [(i, True) for i in step.mines]
@@ -383,6 +384,9 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
         covered = sum(1 for i in range(n) if not opened[i] and not marked[i])
         bound = (mines_left, covered - len(variables))
         cited = ", ".join(_name(i, cols) for i in step.numbers) or "no number"
+        # One budget for all the step's searches, and the board's searches bounded too: a
+        # hostile file of many hard steps is refused, not searched for hours.
+        budget = [min(MAX_STEP_NODES, board_nodes[0])]
         try:
             for i, is_mine in cells:
                 if mine[i] != is_mine:  # (a forced cell cannot disagree with the layout)
@@ -396,6 +400,7 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
                     index[i],
                     int(not is_mine),
                     bound if step.total else None,
+                    budget,
                 ):
                     what = "safe" if not is_mine else "a mine"
                     extra = " and the mine total" if step.total else ""
@@ -404,14 +409,19 @@ def verify_record(record: Any, where: str, line: int = 0) -> Verdict:
                         "(a layout they allow has it otherwise)"
                     )
             if step.total and all(
-                not _counterexample(variables, constraints, index[i], int(not is_mine), None)
+                not _counterexample(
+                    variables, constraints, index[i], int(not is_mine), None, budget
+                )
                 for i, is_mine in cells
             ):
                 raise fail(f"{at} is marked as needing the mine total, but {cited} alone force it")
         except _TooLarge:
             raise fail(
-                f"{at} is too large to verify (its search passed {MAX_STEP_NODES} nodes)"
+                f"{at} is too large to verify (its search passed {MAX_STEP_NODES} nodes, "
+                f"or the board's {MAX_BOARD_NODES})"
             ) from None
+        finally:
+            board_nodes[0] -= min(MAX_STEP_NODES, board_nodes[0]) - max(budget[0], 0)
         total_steps += step.total
         largest = max(largest, len(step.numbers))
         for i, is_mine in cells:
