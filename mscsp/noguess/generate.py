@@ -14,8 +14,11 @@ rule as one step of the certificate:
    total) becomes the step.
 
 A try whose position has no certain cell left is stuck: the layout is drawn again. Most
-tries fail right after the opening; (1) and (2) are a few hundred dictionary operations, and
-the exact solve runs only where they found nothing.
+tries fail a few steps after the opening, so the work on a layout grows only as it
+survives: a compiled pass (:mod:`._filter`, numba) plays rules (1) and (2) first, in tens
+of microseconds; a layout they do not solve is decided by a dry run, where each exact solve
+settles every certain cell at once; only a layout kept is played again to write its steps,
+the forcing sets (the costly part) included.
 
 Why rejection and not repair (moving mines where the solver is stuck): every board is then
 a plain uniform draw among the layouts the rules solve, which players and the comparison
