@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInputError, InvalidTypeError
+from ..trust.escape import shown
 from ..validate import describe
 from .approxmc import ApproxmcBackend
 from .base import Backend
@@ -62,8 +63,6 @@ def get_backend(spec: str | Backend = DEFAULT_BACKEND, **kwargs: Any) -> Backend
     name, _, sub = spec.partition(":")
     cls = BACKENDS.get(name)
     if cls is None:
-        from ..estimators.base import shown  # (here: the estimators import this module)
-
         raise InvalidInputError(f"unknown backend {shown(name)}; choose from {', '.join(BACKENDS)}")
     if sub:
         kwargs["solver"] = sub

@@ -19,9 +19,10 @@ import functools
 
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError
+from ..trust.escape import shown
 from ..validate import check_text, check_time_limit
 from . import bp, limited, mcmc, sampling
-from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board, run_report, shown
+from .base import FAMILIES, Estimate, Estimator, EstimatorKind, on_board, run_report
 from .counting import CountingEstimator, counting_kinds
 from .learned import LearnedEstimator, learned_kinds
 

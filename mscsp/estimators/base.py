@@ -14,6 +14,7 @@ import numpy as np
 
 from ..board import COVERED, FLAG, Board
 from ..errors import BackendUnavailableError, InvalidInputError
+from ..trust.escape import shown
 from ..trust.numbers import parse_ascii_int
 
 #: Families of estimators, in the order listings show them.
@@ -106,12 +107,6 @@ class Estimator(ABC):
     def estimate_batch(self, boards: Sequence[Board]) -> list[np.ndarray]:
         """:meth:`estimate` of each board; estimators that batch override it."""
         return [self.estimate(board) for board in boards]
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a one-line error, cut to ``limit`` characters (a name from a
-    request or a file may be long; its control characters are escaped by ``repr``)."""
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def whole_arg(kind: EstimatorKind, arg: str, default: int, maximum: int) -> int:

@@ -88,3 +88,9 @@ def plain_text() -> Iterator[None]:
 
     with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
         yield
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line error, cut to ``limit`` characters (a name from a
+    request or a file may be long; its control characters are escaped by ``repr``)."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")

@@ -87,4 +87,6 @@ def loads_bounded(
     except (RecursionError, ValueError) as exc:  # (InvalidInputError is a ValueError too)
         if isinstance(exc, InvalidInputError):
             raise
-        raise InvalidInputError(f"{where}: not JSON that can be read ({type(exc).__name__})") from None
+        raise InvalidInputError(
+            f"{where}: not JSON that can be read ({type(exc).__name__})"
+        ) from None
