@@ -17,6 +17,11 @@ from mscsp.backends import BACKENDS
 from mscsp.board import FLAG
 from mscsp.positions import sample_positions
 
+# A suite started in the background (``pytest ... &`` in a script) inherits Ctrl-C ignored,
+# and Python then leaves it ignored; the tests of Ctrl-C need Python's own handler, as an
+# interactive run has.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 #: Exact backends with their own tests instead: ``external`` runs a counter program per
 #: count (``tests/test_backends_d4_external.py``), too slow for every position here.
 OWN_TESTS = ("external",)

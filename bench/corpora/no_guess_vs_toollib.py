@@ -13,8 +13,8 @@ For each size it measures
 
 Run it pinned to one core, e.g.::
 
-    taskset -c 1 python bench/no_guess_vs_toollib.py --count 200 --cheap \
-        --out bench/no_guess_vs_toollib.json
+    taskset -c 1 python bench/corpora/no_guess_vs_toollib.py --count 200 --cheap \
+        --out bench/corpora/no_guess_vs_toollib.json
 
 ``--cheap`` also measures ``--max-step-numbers 2 --max-total-steps 0``: the generator
 without its exact stage (one- and two-number rules only, filtered by the compiled pass:
@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="Write the JSON result here too.")
     args = parser.parse_args()
     result = {
-        "command": "python bench/no_guess_vs_toollib.py "
+        "command": "python bench/corpora/no_guess_vs_toollib.py "
         + f"--count {args.count} --seed {args.seed} --presets {args.presets}"
         + (" --cheap" if args.cheap else ""),
         "machine": {
