@@ -49,6 +49,26 @@ def _open(cell, numbers, state, rows, cols, stack):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def _covered_around(i, numbers, state, rows, cols, out):  # pragma: no cover
+    """The unknown cells around the number at ``i`` into ``out``: how many, and how many
+    mines the number still needs beyond the known ones."""
+    r, c = i // cols, i % cols
+    m = 0
+    need = numbers[i]
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            rr, cc = r + dr, c + dc
+            if (dr or dc) and _inside(rr, cc, rows, cols):
+                j = rr * cols + cc
+                if state[j] == 0:
+                    out[m] = j
+                    m += 1
+                elif state[j] == 2:
+                    need -= 1
+    return m, need
+
+
+@njit(cache=True, nogil=True)
 def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
     """Whether the one-number rule (and, with ``use_pairs``, the two-number rules) opens
     every safe cell of the layout ``mine`` (flat bools) from ``start`` (a flat index)."""
@@ -81,22 +101,9 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
         for i in range(n):
             if state[i] != 1 or numbers[i] <= 0:
                 continue
-            r, c = i // cols, i % cols
-            m = 0
-            known = 0
-            for dr in range(-1, 2):
-                for dc in range(-1, 2):
-                    rr, cc = r + dr, c + dc
-                    if (dr or dc) and _inside(rr, cc, rows, cols):
-                        j = rr * cols + cc
-                        if state[j] == 0:
-                            unknown[m] = j
-                            m += 1
-                        elif state[j] == 2:
-                            known += 1
+            m, need = _covered_around(i, numbers, state, rows, cols, unknown)
             if m == 0:
                 continue
-            need = numbers[i] - known
             if need == 0:
                 for t in range(m):
                     opened += _open(unknown[t], numbers, state, rows, cols, stack)
@@ -114,18 +121,7 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
             if state[a] != 1 or numbers[a] <= 0:
                 continue
             ra, ca = a // cols, a % cols
-            na = 0
-            ka = numbers[a]
-            for dr in range(-1, 2):
-                for dc in range(-1, 2):
-                    rr, cc = ra + dr, ca + dc
-                    if (dr or dc) and _inside(rr, cc, rows, cols):
-                        j = rr * cols + cc
-                        if state[j] == 0:
-                            ua[na] = j
-                            na += 1
-                        elif state[j] == 2:
-                            ka -= 1
+            na, ka = _covered_around(a, numbers, state, rows, cols, ua)
             if na == 0:
                 continue
             for dr2 in range(-2, 3):
@@ -136,18 +132,7 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
                     b = rb * cols + cb
                     if b < a or state[b] != 1 or numbers[b] <= 0:
                         continue
-                    nb = 0
-                    kb = numbers[b]
-                    for dr in range(-1, 2):
-                        for dc in range(-1, 2):
-                            rr, cc = rb + dr, cb + dc
-                            if (dr or dc) and _inside(rr, cc, rows, cols):
-                                j = rr * cols + cc
-                                if state[j] == 0:
-                                    ub[nb] = j
-                                    nb += 1
-                                elif state[j] == 2:
-                                    kb -= 1
+                    nb, kb = _covered_around(b, numbers, state, rows, cols, ub)
                     if nb == 0:
                         continue
                     shared = 0

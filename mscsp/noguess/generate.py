@@ -195,36 +195,28 @@ def header(settings: Settings, seed: int) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "seed": seed, "settings": asdict(settings)}
 
 
+def within(rows: int, cols: int, reach: int) -> list[tuple[int, ...]]:
+    """Each cell's other cells within ``reach`` rows and columns, row-major indices."""
+    return [
+        tuple(
+            rr * cols + cc
+            for rr in range(max(r - reach, 0), min(r + reach + 1, rows))
+            for cc in range(max(c - reach, 0), min(c + reach + 1, cols))
+            if (rr, cc) != (r, c)
+        )
+        for r in range(rows)
+        for c in range(cols)
+    ]
+
+
 def neighbours(rows: int, cols: int) -> list[tuple[int, ...]]:
     """Each cell's neighbours, row-major indices."""
-    out = []
-    for r in range(rows):
-        for c in range(cols):
-            out.append(
-                tuple(
-                    rr * cols + cc
-                    for rr in range(max(r - 1, 0), min(r + 2, rows))
-                    for cc in range(max(c - 1, 0), min(c + 2, cols))
-                    if (rr, cc) != (r, c)
-                )
-            )
-    return out
+    return within(rows, cols, 1)
 
 
 def near_cells(rows: int, cols: int) -> list[tuple[int, ...]]:
     """Each cell's cells within two rows and two columns (those that can share a neighbour)."""
-    out = []
-    for r in range(rows):
-        for c in range(cols):
-            out.append(
-                tuple(
-                    rr * cols + cc
-                    for rr in range(max(r - 2, 0), min(r + 3, rows))
-                    for cc in range(max(c - 2, 0), min(c + 3, cols))
-                    if (rr, cc) != (r, c)
-                )
-            )
-    return out
+    return within(rows, cols, 2)
 
 
 def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
