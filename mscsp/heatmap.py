@@ -4,18 +4,23 @@ The page gets :func:`palette` from the server, so the browser and :func:`save_pn
 cell from the same stops. matplotlib is imported only when a picture is drawn.
 
 The PNG names rows down the left and columns across the top, counted from 0 as the CLI and
-the page name a cell ``(row, col)``, and has a key for every mark on it.
+the page name a cell ``(row, col)``, and has a key for every mark on it. A caller may frame
+cells of its own (:class:`Mark`: a replay's clicked cell, the safest cell), each named in the
+key.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from .board import COVERED, FLAG
-from .errors import BackendUnavailableError
+from .errors import BackendUnavailableError, InvalidInputError
 from .probabilities import Solution
 from .render import shown_probabilities
 
@@ -37,6 +42,8 @@ FLAG_COLOUR = "#ced4da"
 FLAG_GLYPH_COLOUR = "#e03131"
 REVEALED_COLOUR = "#e9ecef"
 BEST_COLOUR = "#1c7ed6"  # outline of the suggested move
+#: Outline of a clicked cell (:class:`Mark`), apart from every heat colour and the blue frame.
+CLICK_COLOUR = "#7048e8"
 #: Heat cells below this probability get dark text, the rest white (legibility).
 DARK_TEXT_BELOW = 0.45
 DARK_TEXT = "#212529"
@@ -135,6 +142,27 @@ def text_colour(value: int, prob: float) -> str:
     return "white"
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A frame around one cell of the drawn board, named in the key.
+
+    Attributes:
+        cell: ``(row, col)``, from 0.
+        label: Its name in the key (drawn as plain text, never a formula).
+        colour: The frame's colour (``#rrggbb``).
+    """
+
+    cell: tuple[int, int]
+    label: str
+    colour: str = CLICK_COLOUR
+
+
+#: Inches of key one entry takes (its swatch and name); the key wraps onto more rows when the
+#: board is narrower than its entries.
+KEY_ENTRY_INCHES = 8.2 / 6
+#: Inset of each further frame on a cell already framed (a fraction of the cell), so that
+#: two marks on one cell both show.
+FRAME_INSET = 0.14
 #: Largest side of the drawn board, in inches; beyond it cells shrink (110 dpi).
 MAX_BOARD_INCHES = 24.0
 #: Side of a cell in inches at full size, and the figure's resolution.
@@ -240,41 +268,63 @@ def _draw_flags(ax: Any, where: list[tuple[float, float]], pixels: float) -> Non
             _stamp(ax, path, colour, where)
 
 
-def save_png(solution: Solution, path: str | Path, title: str | None = None) -> None:
+def save_png(
+    solution: Solution,
+    path: str | Path | BinaryIO,
+    title: str | None = None,
+    marks: Sequence[Mark] = (),
+    suggest: bool = True,
+) -> None:
     """Writes the heat map of ``solution`` as a PNG image (see :func:`heatmap_figure`).
 
     Args:
         solution: The solved position.
-        path: Output file.
+        path: Output file (or a binary file object).
         title: Text above the board (default: the board size and mine count).
+        marks: Cells to frame, each named in the key.
+        suggest: Frame the suggested move (``solution.best_move``).
 
     Raises:
         BackendUnavailableError: matplotlib is missing (``pip install 'mscsp[plot]'``).
+        InvalidInputError: A mark's cell is not on the board.
     """
-    fig = heatmap_figure(solution, title)
+    fig = heatmap_figure(solution, title, marks, suggest)
     import matplotlib.pyplot as plt  # (heatmap_figure has checked that it is there)
 
     try:
         # The layout leaves room for every label: no "tight" box, whose extra drawing pass
         # doubles the time on a large board.
-        fig.savefig(path, dpi=DPI)
+        fig.savefig(path, dpi=DPI, format="png")
     finally:
         plt.close(fig)
 
 
-def heatmap_figure(solution: Solution, title: str | None = None) -> Any:
+def heatmap_figure(
+    solution: Solution,
+    title: str | None = None,
+    marks: Sequence[Mark] = (),
+    suggest: bool = True,
+) -> Any:
     """The heat map of ``solution`` as a matplotlib figure (the caller closes it).
 
     The board has its row numbers down the left and its column numbers across the top
     (from 0, as the CLI names a cell ``(row, col)``), and a key under it names every mark:
-    certain safe, certain mine, flag, revealed number, mine probability and the suggested
-    move's frame; under the key, the colour scale of the mine probability. Its axes are
-    labelled ``board``, ``key`` and ``scale`` (``Axes.get_label``), and each swatch of the
-    key carries the name of its mark.
+    certain safe, certain mine, flag, revealed number, mine probability, the suggested
+    move's frame (unless ``suggest`` is false) and each of ``marks``; under the key, the
+    colour scale of the mine probability. Its axes are labelled ``board``, ``key`` and
+    ``scale`` (``Axes.get_label``), and each swatch of the key carries the name of its mark.
 
     Raises:
         BackendUnavailableError: matplotlib is missing (``pip install 'mscsp[plot]'``).
+        InvalidInputError: A mark's cell is not on the board.
     """
+    rows, cols = solution.board.shape
+    for mark in marks:
+        r, c = mark.cell
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise InvalidInputError(
+                f"the marked cell {mark.cell} is not on the {cols}x{rows} board"
+            )
     try:
         import matplotlib
 
@@ -283,11 +333,11 @@ def heatmap_figure(solution: Solution, title: str | None = None) -> Any:
     except ImportError:
         raise BackendUnavailableError("--png needs matplotlib: pip install 'mscsp[plot]'") from None
     board = solution.board
-    rows, cols = board.shape
     cell = cell_inches(rows, cols)
     board_w, board_h = cols * cell, rows * cell
     width = max(board_w, 6.8)  # the key's room
-    key_rows = 1 if width >= 8.2 else 2
+    entries = len(KEY) + suggest + len(marks)
+    key_rows = max(1, math.ceil(entries * KEY_ENTRY_INCHES / width - 1e-9))
     # Inches from the top: title and column labels, board, key, colour bar and its label.
     left, top, gap, key_h, bar_h, bottom = 0.7, 0.75, 0.2, 0.4 * key_rows, 0.14, 0.55
     fig_w = left + width + 0.3
@@ -300,7 +350,7 @@ def heatmap_figure(solution: Solution, title: str | None = None) -> Any:
         return fig.add_axes(box, label=label)
 
     ax = axes("board", left + (width - board_w) / 2, top, board_w, board_h)
-    _draw_board(ax, solution, cell)
+    _draw_board(ax, solution, cell, marks, suggest)
     kind = "estimated" if solution.approximate else "exact"
     ax.set_title(
         title or f"{cols}x{rows}, {board.mines} mines: {kind} mine probability",
@@ -309,17 +359,18 @@ def heatmap_figure(solution: Solution, title: str | None = None) -> Any:
         parse_math=False,  # a caller's title is text, not a formula
     )
     y = top + board_h + gap + 0.1  # (room for the board's frame)
-    _draw_key(axes("key", left, y, width, key_h), width, key_rows)
+    _draw_key(axes("key", left, y, width, key_h), width, key_rows, marks, suggest)
     y += key_h + gap
     bar_w = min(width, 6.8)
     _draw_scale(fig, axes("scale", left + (width - bar_w) / 2, y, bar_w, bar_h))
     return fig
 
 
-def _draw_board(ax: Any, solution: Solution, cell: float) -> None:
-    """The cells, their texts and flags, the grid, the suggested move and the labels."""
-    from matplotlib.patches import Rectangle
-
+def _draw_board(
+    ax: Any, solution: Solution, cell: float, marks: Sequence[Mark], suggest: bool
+) -> None:
+    """The cells, their texts and flags, the grid, the suggested move, the marks and the
+    labels."""
     board = solution.board
     rows, cols = board.shape
     probs = shown_probabilities(solution)  # a cell that is not certain never looks certain
@@ -339,21 +390,34 @@ def _draw_board(ax: Any, solution: Solution, cell: float) -> None:
         texts = [(c, r, int(board.cells[r, c]), float(probs[r, c])) for r, c in marked]
         _draw_texts(ax, [t for t in texts if t[2] != FLAG], 8 * min(cell / CELL_INCHES, 1.0))
         _draw_flags(ax, [(x, y) for x, y, v, _ in texts if v == FLAG], cell * DPI)
-    if solution.best_move is not None:
-        r, c = solution.best_move
-        ax.add_patch(
-            Rectangle(
-                (c - 0.5, r - 0.5),
-                1,
-                1,
-                fill=False,
-                edgecolor=BEST_COLOUR,
-                linewidth=2.6 if readable else 1.2,
-                clip_on=False,
-                zorder=5,
-            )
-        )
+    frames = (
+        [] if not suggest or solution.best_move is None else [(solution.best_move, BEST_COLOUR)]
+    )
+    frames += [(tuple(m.cell), m.colour) for m in marks]
+    framed: dict[tuple[int, int], int] = {}
+    for (r, c), colour in frames:
+        inset = FRAME_INSET * framed.get((r, c), 0)
+        framed[(r, c)] = framed.get((r, c), 0) + 1
+        _frame(ax, c, r, 1 - 2 * inset, colour, 2.6 if readable else 1.2)
     _label_axes(ax, rows, cols, cell)
+
+
+def _frame(ax: Any, x: float, y: float, size: float, colour: str, width: float) -> None:
+    """An unfilled square of side ``size`` centred on ``(x, y)`` (data units)."""
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(
+        Rectangle(
+            (x - size / 2, y - size / 2),
+            size,
+            size,
+            fill=False,
+            edgecolor=colour,
+            linewidth=width,
+            clip_on=False,
+            zorder=5,
+        )
+    )
 
 
 def _label_axes(ax: Any, rows: int, cols: int, cell: float) -> None:
@@ -372,40 +436,48 @@ def _label_axes(ax: Any, rows: int, cols: int, cell: float) -> None:
         spine.set_visible(False)
 
 
-def _draw_key(ax: Any, width: float, key_rows: int) -> None:
+def _draw_key(
+    ax: Any, width: float, key_rows: int, marks: Sequence[Mark] = (), suggest: bool = True
+) -> None:
     """A sample of every mark with its name, drawn as on the board (data units: inches)."""
     from matplotlib.patches import Rectangle
 
     ax.set_xlim(0, width)
     ax.set_ylim(0.4 * key_rows, 0)  # y down, as on the board
     ax.axis("off")
-    entries = [*KEY, (None, 0.13, "suggested move")]
+    # (value, probability, label, frame colour): a frame is drawn on a heat cell.
+    entries: list[tuple[int | None, float, str, str | None]] = [
+        (value, prob, label, None) for value, prob, label in KEY
+    ]
+    if suggest:
+        entries.append((None, 0.13, "suggested move", BEST_COLOUR))
+    entries += [(None, 0.13, m.label, m.colour) for m in marks]
     per_row = -(-len(entries) // key_rows)
     size = 0.3
-    for i, (value, prob, label) in enumerate(entries):
+    for i, (value, prob, label, frame) in enumerate(entries):
         row, col = divmod(i, per_row)
         x = 0.15 + col * (width - 0.15) / per_row
         y = 0.2 + 0.4 * row
-        shown = COVERED if value is None else value  # the frame is drawn on a heat cell
+        shown = COVERED if value is None else value
         colour = np.array(cell_rgb(shown, prob)) / 255
         swatch = Rectangle((x - size / 2, y - size / 2), size, size, color=colour, label=label)
         ax.add_patch(swatch)
-        if value is None:
-            frame = Rectangle(
-                (x - size / 2, y - size / 2),
-                size,
-                size,
-                fill=False,
-                edgecolor=BEST_COLOUR,
-                linewidth=2.2,
-                zorder=5,
-            )
-            ax.add_patch(frame)
+        if frame is not None:
+            _frame(ax, x, y, size, frame, 2.2)
         elif value == FLAG:
             _draw_flags(ax, [(x, y)], size * DPI)
         else:
             _draw_texts(ax, [(x, y, value, prob)], 7.0)
-        ax.text(x + size / 2 + 0.07, y, label, ha="left", va="center", fontsize=8, color=DARK_TEXT)
+        ax.text(
+            x + size / 2 + 0.07,
+            y,
+            label,
+            ha="left",
+            va="center",
+            fontsize=8,
+            color=DARK_TEXT,
+            parse_math=False,  # a caller's mark is named in text, not a formula
+        )
 
 
 def _draw_scale(fig: Any, cax: Any) -> None:

@@ -415,8 +415,11 @@ def test_html_report_in_the_browser(driver, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     driver.get(report.as_uri())
     assert "Archive report" in driver.title or "archive report" in driver.title
-    images = driver.find_elements("css selector", "img")
+    images = driver.find_elements("css selector", "img.plot")
     assert len(images) == 2
+    boards = driver.find_elements("css selector", "img.board")
+    assert boards and not driver.find_elements("css selector", "pre")  # every board drawn
+    images += boards
     for image in images:
         assert driver.execute_script("return arguments[0].naturalWidth", image) > 100
     tables = driver.find_elements("css selector", "table")

@@ -84,7 +84,7 @@ def test_every_field_of_the_report_is_escaped_and_mathtext_is_off(rated) -> None
     page = html_report(summarise(records), records)
     assert "script" not in _tags(page)
     assert "&lt;script&gt;" in page
-    assert page.count("<img ") == 2  # both plots drawn, the $...$ labels as plain text
+    assert page.count("<img class='plot'") == 2  # both plots drawn, the $...$ labels as plain text
     assert "not drawn" not in page
 
 
@@ -92,7 +92,7 @@ def test_a_plot_that_cannot_be_drawn_leaves_the_report_with_a_note(rated) -> Non
     records = copy.deepcopy(rated[1])
     records[0]["accuracy"] = [SCRIPT]  # a damaged log: matplotlib cannot place a list
     page = html_report(summarise(records), records)
-    assert page.count("<img ") == 1
+    assert page.count("<img class='plot'") == 1
     assert "Luck against accuracy</h2>\n<p>(not drawn: " in page
     assert "script" not in _tags(page)
 
@@ -123,7 +123,7 @@ def test_a_resumed_log_is_escaped_in_the_report_and_csv(rated, tmp_path: Path) -
     )
     assert result.exit_code == 0, result.output
     page = report.read_text()
-    assert "script" not in _tags(page) and page.count("<img ") == 2
+    assert "script" not in _tags(page) and page.count("<img class='plot'") == 2
     assert f"({html_text(SCRIPT)},{html_text(SCRIPT)})" in page  # the log's cell, escaped
     rows = list(csv.DictReader(io.StringIO(table.read_text())))
     assert {row["player"] for row in rows} == {"'=1+1"}

@@ -28,6 +28,7 @@ from .options import (
 )
 from .probs import read_board_text
 from .progress import Progress, progress_option, wanted
+from .table import plural
 
 
 @click.command()
@@ -158,7 +159,8 @@ def export(
         click.echo(json.dumps(asdict(summary)))
         return
     click.echo(
-        f"wrote {summary.instances} {fmt} instances of {summary.positions} positions to "
+        f"wrote {plural(summary.instances, f'{fmt} instance')} of "
+        f"{plural(summary.positions, 'position')} to "
         f"{summary.out} (index.jsonl) in {summary.seconds:.2f} s"
     )
     for skipped in summary.skipped:

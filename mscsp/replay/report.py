@@ -3,12 +3,17 @@ mistakes, and its exports (CSV of the games, JSON of the summary, an HTML report
 
 Everything here works on the records of :mod:`mscsp.replay.archive` (the lines of
 ``--out``), so a summary can be made again from a finished run without rating anything.
+
+3BV/s is a player's speed: it is averaged over the games that took a time
+(:data:`MIN_TIME`), so the games a program recorded in a millisecond (generated games, as
+the test fixtures are) show ``-`` rather than a speed of 100,000 3BV/s.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from statistics import mean
@@ -19,6 +24,19 @@ from ..trust.escape import csv_cell, html_text, plain_label, plain_text
 
 #: Games in the worst-mistakes list.
 WORST = 10
+#: Shortest game time (seconds, ms_toollib's ``rtime``) whose 3BV/s is a player's speed:
+#: a program that records a game takes a few milliseconds, a person a second or more.
+MIN_TIME = 0.1
+#: What the 3BV/s column means, under every table that has one.
+SPEED_NOTE = (
+    f"3BV/s: the mean over games that took at least {MIN_TIME:g} s; '-' where none did "
+    "(games recorded by a program, such as generated games, take no time)."
+)
+#: Largest worst-mistake board drawn as a picture (cells); a larger one (a log can say
+#: anything) is shown as text.
+MAX_DRAWN_CELLS = 10_000
+#: Seconds to solve a worst-mistake board for its picture.
+BOARD_TIME_LIMIT = 10.0
 #: The per-game columns of the CSV export: (header, path into the record).
 CSV_COLUMNS = (
     ("file", ("file",)),
@@ -60,15 +78,28 @@ def _get(record: dict[str, Any], path: tuple[str, ...]) -> Any:
     return value
 
 
+def _real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _mean(values: Iterable[Any]) -> float | None:
-    kept = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    kept = [float(v) for v in values if _real(v) and math.isfinite(v)]
     return mean(kept) if kept else None
+
+
+def speed(record: dict[str, Any]) -> float | None:
+    """A game's 3BV/s (ms_toollib's ``bbbv_s``) where it is a player's speed: the game took
+    at least :data:`MIN_TIME` seconds; else ``None``."""
+    time, value = _get(record, ("metrics", "rtime")), _get(record, ("metrics", "bbbv_s"))
+    if not (_real(time) and _real(value)) or not time >= MIN_TIME:
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def group_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     """Totals of rated games: win rate with its 95 % Wilson interval, mean luck (of all
-    games, of the wins, of the losses: were the wins lucky?), accuracy, 3BV/s, IOE, the
-    needless guesses, and how the losses were lost."""
+    games, of the wins, of the losses: were the wins lucky?), accuracy, 3BV/s (of the games
+    with a time: :func:`speed`), IOE, the needless guesses, and how the losses were lost."""
     wins = sum(g["result"] == "won" for g in games)
     finished = sum(g["result"] in ("won", "lost") for g in games)
     low, high = wilson(wins, finished)
@@ -86,7 +117,7 @@ def group_summary(games: list[dict[str, Any]]) -> dict[str, Any]:
         "luck_wins": _mean(g["summary"]["luck"] for g in games if g["result"] == "won"),
         "luck_losses": _mean(g["summary"]["luck"] for g in games if g["result"] == "lost"),
         "accuracy": _mean(g["accuracy"] for g in games),
-        "bbbv_s": _mean(_get(g, ("metrics", "bbbv_s")) for g in games),
+        "bbbv_s": _mean(speed(g) for g in games),
         "ioe": _mean(_get(g, ("metrics", "ioe")) for g in games),
         "guesses": sum(g["summary"]["guesses"] for g in games),
         "needless_guesses": sum(g["needless_guesses"] for g in games),
@@ -103,7 +134,8 @@ def _order(value: Any) -> tuple[int, Any]:
 
 def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str, Any]:
     """The archive's summary: ``all`` games, ``groups`` per board and mode, ``trends`` per
-    board and month, the ``worst`` mistakes, and the files that were not rated
+    board and month, the ``worst`` mistakes (each game's costliest guess, with the board
+    before it; the ``worst`` costliest of them), and the files that were not rated
     (``errors``)."""
     records = list(records)
     games = [r for r in records if r.get("status") == "ok"]
@@ -113,13 +145,15 @@ def summarise(records: Iterable[dict[str, Any]], worst: int = WORST) -> dict[str
     for g in games:
         groups[(g["board"], g["mode"])].append(g)
         months[(g["board"], (g.get("date") or "undated")[:7])].append(g)
-    mistakes = []
-    for g in games:
-        for c in g.get("clicks", []):
-            if c["loss"] > 0:
-                mistakes.append({"file": g["file"], "board_name": g["board"], **c})
+    # Each game's costliest guess (the first of equals), whose board its record keeps.
     # (A resumed log is a file anyone can edit: a click number that is text sorts last
     # rather than failing to compare with the numbers.)
+    mistakes = []
+    for g in games:
+        guesses = [c for c in g.get("clicks", []) if c["loss"] > 0]
+        if guesses:
+            costliest = min(guesses, key=lambda c: (-c["loss"], _order(c["number"])))
+            mistakes.append({"file": g["file"], "board_name": g["board"], **costliest})
     mistakes.sort(key=lambda m: (-m["loss"], str(m["file"]), _order(m["number"])))
     boards = {g["file"]: g.get("worst") for g in games}
     for m in mistakes[:worst]:
@@ -163,8 +197,9 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f} %"
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}g}"
+def _num(value: float | None, decimals: int = 3) -> str:
+    """A number with ``decimals`` decimals (never an exponent), ``-`` for none."""
+    return "-" if value is None else f"{value:.{decimals}f}"
 
 
 def summary_rows(groups: list[dict[str, Any]], first: str) -> list[list[str]]:
@@ -180,9 +215,9 @@ def summary_rows(groups: list[dict[str, Any]], first: str) -> list[list[str]]:
                 f"{_pct(low)} - {_pct(high)}" if g["finished"] else "-",
                 _num(g["luck"]),
                 _num(g["luck_wins"]),
-                _num(g["accuracy"], 4),
+                _num(g["accuracy"], 2),
                 str(g["needless_guesses"]),
-                _num(g["bbbv_s"]),
+                _num(g["bbbv_s"], 2),
                 _num(g["ioe"]),
             ]
         )
@@ -215,8 +250,9 @@ def summary_text(summary: dict[str, Any]) -> str:
     if summary["trends"]:
         lines += ["", "by month:"]
         lines.append(format_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)))
+    lines += ["", SPEED_NOTE]
     if summary["worst"]:
-        lines += ["", "worst mistakes (loss of value, and its source):"]
+        lines += ["", "worst mistakes (each game's costliest guess: loss of value, source):"]
         for m in summary["worst"]:
             lines.append(
                 f"  {m['file']}: click {m['number']} at ({m['cell'][0]},{m['cell'][1]}), "
@@ -258,24 +294,33 @@ def html_report(summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
         "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:"
         "collapse;margin:1em 0}td,th{border:1px solid #999;padding:.2em .5em;text-align:right}"
         "th{background:#eee}td:first-child{text-align:left}pre{background:#f6f6f6;"
-        "padding:.5em;display:inline-block}img{max-width:100%}</style></head><body>",
+        "padding:.5em;display:inline-block}img{max-width:100%}.note{color:#555;"
+        "font-size:90%}</style></head><body>",
         "<h1>Archive report</h1>",
         f"<p>{summary['rated']} of {summary['files']} files rated, "
         f"{len(summary['errors'])} not rated.</p>",
         "<h2>By board and mode</h2>",
         _html_table(SUMMARY_COLUMNS, summary_rows(summary["groups"], "mode")),
+        f"<p class='note'>{html_text(SPEED_NOTE)}</p>",
     ]
     for title, png, failure in _plots(summary, games):
         parts.append(f"<h2>{html_text(title)}</h2>")
         if failure:
             parts.append(f"<p>(not drawn: {html_text(failure)})</p>")
         else:
-            parts.append(f"<img alt='{html_text(title)}' src='{html_text(png)}'>")
+            parts.append(f"<img class='plot' alt='{html_text(title)}' src='{html_text(png)}'>")
     parts += [
         "<h2>By month</h2>",
         _html_table(("board", *SUMMARY_COLUMNS[1:]), _month_rows(summary)),
+        f"<p class='note'>{html_text(SPEED_NOTE)}</p>",
         "<h2>Worst mistakes</h2>",
     ]
+    if summary["worst"]:
+        parts.append(
+            "<p class='note'>Each game's costliest guess, the costliest first. Each board is "
+            "the position before the click, coloured by its mine probabilities: the clicked "
+            "cell framed in violet, the safest cell in blue.</p>"
+        )
     for m in summary["worst"]:
         shown = (
             f"{m.get('file')}: click {m.get('number')} at {_cell(m.get('cell'))}, p = "
@@ -284,7 +329,13 @@ def html_report(summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
         )
         parts.append(f"<p>{html_text(shown)}</p>")
         if m.get("board"):
-            parts.append(f"<pre>{html_text(m['board'])}</pre>")
+            png, failure = board_png(m)
+            if failure is None:
+                alt = f"the board before click {m.get('number')}"
+                parts.append(f"<img class='board' alt='{html_text(alt)}' src='{html_text(png)}'>")
+            else:
+                parts.append(f"<p>(board not drawn: {html_text(failure)})</p>")
+                parts.append(f"<pre>{html_text(m['board'])}</pre>")
     if summary["errors"]:
         parts.append("<h2>Files not rated</h2><ul>")
         for e in summary["errors"]:
@@ -337,6 +388,56 @@ def _plots(
         finally:
             plt.close("all")
     return plots
+
+
+def _pair(value: Any) -> tuple[int, int] | None:
+    """A ``[row, col]`` of a log as a cell, or ``None`` when it is not two integers."""
+    pair = isinstance(value, (list, tuple)) and len(value) == 2
+    if pair and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return (value[0], value[1])
+    return None
+
+
+def board_png(mistake: dict[str, Any]) -> tuple[str, str | None]:
+    """The board of a worst mistake drawn by the heat map renderer
+    (:func:`mscsp.heatmap.heatmap_figure`) as a PNG data URL, the clicked cell and the
+    safest cell framed; or ``("", why it was not drawn)``.
+
+    The board comes from a log anyone can edit: one larger than :data:`MAX_DRAWN_CELLS`
+    cells, one that does not parse or solve within :data:`BOARD_TIME_LIMIT` seconds, or a
+    figure that fails for any other reason is not drawn, and the report goes on.
+    """
+    import base64
+
+    from ..board import parse_board
+    from ..heatmap import BEST_COLOUR, CLICK_COLOUR, Mark, save_png
+    from ..solver import solve
+
+    try:
+        board = parse_board(str(mistake["board"]))
+        if board.rows * board.cols > MAX_DRAWN_CELLS:
+            return "", f"{board.cols}x{board.rows} is over {MAX_DRAWN_CELLS} cells"
+        marks = []
+        for key, label, colour in (
+            ("cell", "clicked cell", CLICK_COLOUR),
+            ("best_cell", "safest cell", BEST_COLOUR),
+        ):
+            cell = _pair(mistake.get(key))
+            if cell is None:
+                return "", f"the {label} is not a (row, col) pair"
+            marks.append(Mark(cell, label, colour))
+        solution = solve(board, time_limit=BOARD_TIME_LIMIT)
+        kind = "estimated" if solution.approximate else "exact"
+        title = f"{board.cols}x{board.rows}, {board.mines} mines, before the click: {kind} odds"
+        buffer = io.BytesIO()
+        with plain_text():
+            save_png(solution, buffer, title, marks, suggest=False)
+    # (A damaged board raises a parse or solver error, matplotlib many kinds of error on
+    # odd data: whichever it is, this picture is lost and the report is not.)
+    except Exception as exc:
+        why = (str(exc).splitlines() or [""])[0]
+        return "", plain_label(f"{type(exc).__name__}: {why}")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode(), None
 
 
 def _win_rates(ax: Any, summary: dict[str, Any]) -> None:
