@@ -3,6 +3,12 @@
 Game ``i`` of a run with seed ``s`` draws its mine layout, its first move and the player's
 random generator from ``SeedSequence(s, spawn_key=(i, k))`` (``k`` = 0, 1, 2), so a result
 depends on ``(s, i)`` only: not on the number of workers, the executor, batching or resumes.
+
+A run on no-guess boards (:attr:`RunConfig.no_guess`) plays, as game ``i``, the first board
+the no-guess generator (:class:`mscsp.noguess.generate.Generator`) lays from the layout seed
+``SeedSequence(s, spawn_key=(i, 0))``, from the first click of its certificate: still a
+function of ``(s, i)``. Those games are played one by one, never on the compiled batch
+engine (which draws plain layouts).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +35,9 @@ from .outlock import output_lock
 from .players import Player, get_player, player_factory
 from .trust.files import open_output
 from .trust.jsonlog import Damaged, LogContents, read_log, typed
+
+if TYPE_CHECKING:
+    from .noguess.generate import Settings
 
 EXECUTORS = ("process", "ray")
 #: Games times cells from which a run waits for the compiled engine's first compile (about
@@ -50,6 +59,8 @@ class RunConfig:
         first_move: First-move policy (``corner``, ``center``, ``random`` or ``"r,c"``).
         seed: Run seed.
         options: Player keyword options.
+        no_guess: Play boards that need no guess from the first click (see the module
+            docstring); the first click must then be ``safe`` or ``opening``.
     """
 
     strategy: str
@@ -60,6 +71,7 @@ class RunConfig:
     first_move: str = "corner"
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    no_guess: bool = False
 
     def validate(self) -> None:
         """Raises :class:`InvalidInputError` for a board, first move or player option that
@@ -67,7 +79,42 @@ class RunConfig:
         Game(self.rows, self.cols, self.mines, first_click=self.first_click)
         if self.first_move != "random":
             first_move(self.first_move, self.rows, self.cols)
+        if self.no_guess:
+            no_guess_settings(self).check()
         check_player_options(self.strategy, self.options)
+
+
+def no_guess_settings(config: RunConfig) -> Settings:
+    """The no-guess generator's settings for the boards of ``config`` (its size, mines and
+    first click; the generator's defaults otherwise)."""
+    from .noguess.generate import Settings
+
+    return Settings(
+        config.rows,
+        config.cols,
+        config.mines,
+        first_click=config.first_click,
+        first_move=config.first_move,
+    )
+
+
+def no_guess_game(config: RunConfig, index: int) -> tuple[Game, tuple[int, int]]:
+    """Game ``index`` of a no-guess run: the first board the generator lays from the game's
+    layout seed, and its certificate's first click.
+
+    Raises:
+        SolverLimitError: The generator found no board in its tries.
+    """
+    from .noguess.generate import Generator
+
+    board = Generator(no_guess_settings(config), game_seed(config.seed, index, LAYOUT)).next_board()
+    mines = np.zeros(config.rows * config.cols, dtype=np.bool_)
+    mines[list(board.layout)] = True
+    layout = mines.reshape(config.rows, config.cols)
+    game = Game(
+        config.rows, config.cols, config.mines, first_click=config.first_click, layout=layout
+    )
+    return game, board.start
 
 
 def check_player_options(strategy: str, options: dict[str, Any]) -> None:
@@ -170,7 +217,11 @@ def game_seeds(seed: int, index: int) -> tuple[np.random.SeedSequence, ...]:
 
 
 def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
-    """Plays game ``index`` of ``config`` to the end."""
+    """Plays game ``index`` of ``config`` to the end (a no-guess board's time leaves out
+    laying it)."""
+    if config.no_guess:
+        game, first = no_guess_game(config, index)
+        return _played(player, game, first, config, index, time.perf_counter())
     start = time.perf_counter()
     layout_seed, player_seed, move_seed = game_seeds(config.seed, index)
     rng = np.random.default_rng(player_seed)
@@ -181,6 +232,30 @@ def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
     game.reveal(
         *first_move(config.first_move, config.rows, config.cols, np.random.default_rng(move_seed))
     )
+    moves, guesses = player.play(game, rng)
+    return GameResult(
+        index,
+        game.state == "won",
+        game.revealed / max(game.safe_cells, 1),
+        moves + 1,  # the first click
+        guesses,
+        time.perf_counter() - start,
+    )
+
+
+def _played(
+    player: Player,
+    game: Game,
+    first: tuple[int, int],
+    config: RunConfig,
+    index: int,
+    start: float,
+) -> GameResult:
+    """``game`` played to the end from the click ``first``, with the player's generator of
+    game ``index``."""
+    rng = np.random.default_rng(game_seed(config.seed, index, PLAYER))
+    player.new_game()
+    game.reveal(*first)
     moves, guesses = player.play(game, rng)
     return GameResult(
         index,
@@ -219,7 +294,9 @@ def play_batch(config: RunConfig, indices: list[int]) -> list[GameResult]:
     player = _PLAYER_CACHE.get(key)
     if player is None:
         player = _PLAYER_CACHE[key] = get_player(config.strategy, **config.options)
-    if len(indices) > 1 and player.plays_batches(config.rows, config.cols, len(indices)):
+    # (No-guess boards are laid one by one by their generator: played one by one too.)
+    engine = len(indices) > 1 and not config.no_guess
+    if engine and player.plays_batches(config.rows, config.cols, len(indices)):
         return _on_engine(player, config, indices)
     return [play_game(player, config, i) for i in indices]
 
@@ -231,11 +308,14 @@ def play_on_engine(config: RunConfig, indices: list[int]) -> list[GameResult]:
     batch's time (the engine does not time games one by one).
 
     Raises:
-        InvalidInputError: See :func:`_check_games`, or the strategy does not play in
-            batches (:meth:`~mscsp.players.Player.play_layouts`).
+        InvalidInputError: See :func:`_check_games`, the strategy does not play in
+            batches (:meth:`~mscsp.players.Player.play_layouts`), or ``config`` is of
+            no-guess boards (played one by one: :func:`play_batch`).
     """
     indices = list(indices)
     _check_games(config, indices)
+    if config.no_guess:
+        raise InvalidInputError("no-guess games are played one by one, not on the engine")
     return _on_engine(get_player(config.strategy, **config.options), config, indices)
 
 
@@ -390,8 +470,12 @@ class RunLog:
         self._contents.repair(self.WHAT)
 
     def start(self, config: RunConfig, games: int, *, new: bool = False) -> None:
-        """Writes the header line (replacing the whole file when ``new``)."""
-        record = {"type": "run", "config": asdict(config), "games": games}
+        """Writes the header line (replacing the whole file when ``new``). ``no_guess`` is
+        written only where it is set: the header of any other run is as it always was."""
+        settings = asdict(config)
+        if not config.no_guess:
+            del settings["no_guess"]
+        record = {"type": "run", "config": settings, "games": games}
         with open_output(self.path, self.WHAT, append=not new) as handle:
             handle.write(json.dumps(record) + "\n")
 
@@ -412,7 +496,10 @@ _CONFIG_KINDS: dict[str, tuple[type, ...]] = {
     "first_move": (str,),
     "seed": (int,),
     "options": (dict,),
+    "no_guess": (bool,),
 }
+#: Settings a run header may leave out, with the value they then have.
+_CONFIG_DEFAULTS: dict[str, Any] = {"no_guess": False}
 #: The JSON types of a logged game's row (:meth:`GameResult.row`), in order.
 _ROW_KINDS: tuple[tuple[type, ...], ...] = ((int,), (int, bool), (float,), (int,), (int,), (float,))
 
@@ -425,7 +512,11 @@ def _run_header(value: Any) -> tuple[RunConfig, int]:
     unknown = sorted(set(config) - set(_CONFIG_KINDS))
     if unknown:
         raise Damaged(f"unknown settings {unknown}")
-    settings = {name: typed(config, name, *kinds) for name, kinds in _CONFIG_KINDS.items()}
+    settings = {
+        name: typed(config, name, *kinds)
+        for name, kinds in _CONFIG_KINDS.items()
+        if name in config or name not in _CONFIG_DEFAULTS
+    }
     games = typed(value, "games", int) if "games" in value else 0
     if games < 0:
         raise Damaged(f"a negative game count {games}")

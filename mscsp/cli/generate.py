@@ -1,5 +1,6 @@
 """``mscsp generate --no-guess``: boards that need no guess, each with its certificate, as a
-boards file that ``mscsp verify`` checks and ``mscsp play --no-guess`` plays."""
+boards file that ``mscsp verify`` checks (``mscsp play --no-guess`` plays such boards, laid
+from each game's seed)."""
 
 from __future__ import annotations
 

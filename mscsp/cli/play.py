@@ -88,7 +88,11 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
     """A readable table of a run's results (``rate``: games per second of this session)."""
     rows = [
         ("strategy", config.strategy),
-        ("board", f"{config.rows}x{config.cols}, {config.mines} mines"),
+        (
+            "board",
+            f"{config.rows}x{config.cols}, {config.mines} mines"
+            + (", no guess needed" if config.no_guess else ""),
+        ),
         ("first click", f"{config.first_click}, first move {config.first_move}"),
         ("games", f"{summary.games}"),
         ("wins", f"{summary.wins}"),
@@ -128,6 +132,19 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
 @click.option("--cols", type=AsciiInt(min=1), hidden=True, help="Deprecated: use --size.")
 @first_click_option()
 @first_move_option
+@click.option(
+    "--no-guess",
+    is_flag=True,
+    default=False,
+    help=(
+        "Play boards that need no guess from the first click: game i is the board "
+        "'mscsp generate --no-guess' lays from game i's seed, opened at its certificate's "
+        "first click (--first-click safe or opening). A player's win rate there checks the "
+        "certificates: best wins 100 %. Games are played one by one, never on the compiled "
+        "batch engine; their time leaves out laying the board. Recorded in --out; --resume "
+        "refuses a log of the other kind."
+    ),
+)
 @click.option(
     "--games",
     "-n",
@@ -179,6 +196,7 @@ def play(
     cols: int | None,
     first_click: str,
     first_move: str,
+    no_guess: bool,
     games: int | None,
     seed: int,
     workers: int,
@@ -233,6 +251,7 @@ def play(
                     ("first_click", first_click),
                     ("first_move", first_move),
                     ("seed", seed),
+                    ("no_guess", no_guess),
                 )
                 if name in given
             }
@@ -251,6 +270,7 @@ def play(
                 first_move=first_move,
                 seed=seed,
                 options=options,
+                no_guess=no_guess,
             )
         games = 1000 if games is None else games
         bar = Progress(games, "games", "playing", wanted(progress, as_json))

@@ -350,6 +350,16 @@ VOCABULARY: dict[str, SharedOption] = {
             _same("play", "learn data", "learn dagger", "generate"),
         ),
         SharedOption(
+            "--no-guess",
+            "",
+            "boards that need no guess from the first click, laid with a certificate",
+            "flag",
+            False,
+            _same("generate", "play"),
+            note="see docs/no-guess.md; generate requires it, the only kind it lays; play "
+            "plays game i on the board laid from game i's seed",
+        ),
+        SharedOption(
             "--max-solutions",
             "N",
             "the cap on solutions per component: those an enumerating backend lists (bench), "
