@@ -382,11 +382,12 @@ def test_why_this_guess_shows_bests_numbers(driver, base_url, screenshots):
             ("safe now", "safety"),
             ("survives it and the next click", "survive2"),
             ("progress", "progress"),
-            ("score", "score"),
         ):
             assert shown[label] == [f"{100 * pick[key]:.1f}%", f"{100 * runner[key]:.1f}%"]
-        points = f"{100 * why['lead']:.2f}"
-        assert (points in panel.text) or "Tied" in panel.text
+        # The score is no probability (it may pass 1): a plain number (issue 50).
+        assert shown["score"] == [f"{pick['score']:.3f}", f"{runner['score']:.3f}"]
+        lead = abs(why["lead"])
+        assert (f"by {lead:.3f} in score" in panel.text) if lead >= 0.001 else True
         assert marked_cells(driver, "runner-up") == {tuple(runner["cell"])}
         assert marked_cells(driver, "hinted") == {tuple(pick["cell"])}
         driver.execute_script("window.scrollTo(0, 0)")

@@ -45,7 +45,7 @@ from ..estimators import (
     run_report,
 )
 from ..explain import explain, parse_cells
-from ..game import PRESETS, FirstClick, Game
+from ..game import PRESETS, BoardSpec, FirstClick, Game
 from ..heatmap import palette
 from ..players import PLAYERS, get_player
 from ..players.best import BestPlayer
@@ -832,7 +832,46 @@ def _groups(solution: Solution) -> tuple[list[dict[str, Any]], list[list[Any]]]:
     return groups, cells
 
 
-PLAY_FIELDS = {"preset", "seed", "first_click", "moves"}
+PLAY_FIELDS = {"preset", "seed", "first_click", "moves", "no_guess"}
+#: Layouts the no-guess generator may draw for one board of ``/api/play`` before the request
+#: is refused (an expert board takes about 10 with an opening, 22 with a safe first click;
+#: each costs a few milliseconds at most, so a request stays within a few seconds).
+NO_GUESS_TRIES = 1000
+
+
+@functools.lru_cache(maxsize=16)
+def no_guess_board(preset: str, seed: int, first_click: str) -> tuple[np.ndarray, tuple[int, int]]:
+    """The no-guess board of ``preset`` for ``seed``: its mine mask and its first click.
+
+    The first board :class:`mscsp.noguess.generate.Generator` lays from ``seed`` (the same
+    as ``mscsp generate --no-guess --seed SEED --count 1``), with its certificate's first
+    click at the corner. Cached: ``/api/play`` replays every move of a game per request.
+
+    Raises:
+        InvalidInputError: An unknown preset, or a first-click rule that is not safe.
+        SolverLimitError: No board in :data:`NO_GUESS_TRIES` layouts.
+    """
+    from ..noguess.generate import Generator, Settings  # (numba: not at import time)
+
+    spec = BoardSpec.from_preset(preset)
+    rows, cols, mines = spec.rows, spec.cols, spec.mines
+    if first_click not in (FirstClick.SAFE.value, FirstClick.OPENING.value):
+        raise InvalidInputError(
+            f"first click {first_click!r}: a no-guess board needs a safe first click "
+            "(safe or opening)"
+        )
+    settings = Settings(rows, cols, mines, first_click=first_click, max_tries=NO_GUESS_TRIES)
+    try:
+        board = Generator(settings, seed).next_board()
+    except SolverLimitError:
+        raise SolverLimitError(
+            f"no no-guess {preset} board for seed {seed} in {NO_GUESS_TRIES} layouts; "
+            "try another seed"
+        ) from None
+    mask = np.zeros(rows * cols, dtype=bool)
+    mask[list(board.layout)] = True
+    mask.flags.writeable = False  # (shared by the cache)
+    return mask.reshape(rows, cols), board.start
 
 
 def play_request(body: Any, limits: Limits) -> dict[str, Any]:
@@ -842,15 +881,29 @@ def play_request(body: Any, limits: Limits) -> dict[str, Any]:
     move so far (``["reveal" | "flag", row, col]``), and gets back what the player sees:
     ``board`` (text with header), ``state`` (``playing``, ``won``, ``lost``), ``exploded``,
     and once the game is over, ``layout`` (the mines, as ``[row, col]`` pairs).
+
+    With ``no_guess`` (JSON ``true``; default ``false``) the board is the seeded no-guess
+    board of the preset (:func:`no_guess_board`) and the server makes its certificate's
+    first click before the client's moves: the answer's ``start`` names it. From there
+    every safe cell can be found without a guess.
     """
     body = _check_fields(body, PLAY_FIELDS)
     preset = _field(body, "preset", str, "beginner")
     seed = _seed(body)
     first_click = _field(body, "first_click", str, str(FirstClick.SAFE))
     moves = _field(body, "moves", list, [])
-    game = Game.from_preset(preset, seed=seed, first_click=first_click)
-    if game.rows * game.cols > limits.max_cells:
+    no_guess = _field(body, "no_guess", bool, False)
+    spec = BoardSpec.from_preset(preset)
+    if spec.rows * spec.cols > limits.max_cells:
         raise ApiError(413, "too_large", f"preset {preset!r} is larger than this server allows")
+    start: tuple[int, int] | None = None
+    if no_guess:
+        layout, start = no_guess_board(preset, seed, first_click)
+        game = Game.from_preset(preset, seed=seed, first_click=first_click, layout=layout)
+        game.reveal(*start)
+        game.moves.clear()  # (the server's click, not one of the client's moves)
+    else:
+        game = Game.from_preset(preset, seed=seed, first_click=first_click)
     if len(moves) > 2 * game.rows * game.cols:
         raise ApiError(413, "too_large", f"{len(moves)} moves: more than this board can take")
     for move in moves:
@@ -877,6 +930,8 @@ def play_request(body: Any, limits: Limits) -> dict[str, Any]:
         "exploded": list(game.exploded) if game.exploded else None,
         "flags": int(np.count_nonzero(game.view == FLAG)),
         "covered": int(np.count_nonzero(game.view == COVERED)),
+        "no_guess": no_guess,
+        "start": list(start) if start is not None else None,
     }
     if game.over and game.mine is not None:
         out["layout"] = [[int(r), int(c)] for r, c in np.argwhere(game.mine)]

@@ -518,31 +518,54 @@ function showTip(event, el) {
       }
     }
   } else html += " covered";
+  if (v === COVERED) html += markText(r, c, solution);
   tip.innerHTML = html;
   tip.hidden = false;
   placeTip(el);
   markRulers([r, c]);
 }
 
+function markText(r, c, solution) {
+  // What the board's marks say of a covered cell: one of a 50/50 pair, or dead.
+  const marks = solution && state.marks && state.marks.board === solution.board ? state.marks : null;
+  if (!marks) return "";
+  const same = ([rr, cc]) => rr === r && cc === c;
+  let text = "";
+  const pair = marks.fifty_fifty.find((p) => p.some(same));
+  if (pair) {
+    const other = pair.find((x) => !same(x));
+    text += `<br><b class="mark-name">50/50</b> with ${cellName(other)}: one mine between the two, and no other click can tell which`;
+  }
+  if (marks.dead && marks.dead.some(same)) {
+    text += `<br><b class="mark-name">dead</b>: its number is already known, so clicking it only risks a mine and teaches nothing`;
+  }
+  return text;
+}
+
 function placeTip(el) {
-  // Off the board: above it, in line with the cell, so that it never covers the cell, its
-  // neighbours (the numbers an explanation outlines) or the explanation below the board.
-  // Where the window has no room above the board, beside it; failing that, at the top.
+  // Off the board and below the page's header (its tabs and menus stay in reach): above
+  // the board, in line with the cell, so that it never covers the cell, its neighbours
+  // (the numbers an explanation outlines) or the explanation below the board. Where there
+  // is no room between the header and the board, beside the board; failing that, at the
+  // window's top (below the header) or bottom edge, whichever is farther from the cell.
   const tip = $("tip");
   const frame = $("board-frame").getBoundingClientRect();
   const cell = el.getBoundingClientRect();
+  const header = document.querySelector(".topbar").getBoundingClientRect();
   const w = tip.offsetWidth;
   const h = tip.offsetHeight;
   const gap = 6;
+  const top = Math.max(4, header.bottom + gap); // (the header scrolls away with the page)
+  const bottom = window.innerHeight - 4;
   const clampX = (x) => Math.max(4, Math.min(x, window.innerWidth - w - 4));
-  const clampY = (y) => Math.max(4, Math.min(y, window.innerHeight - h - 4));
+  const clampY = (y) => Math.max(top, Math.min(y, bottom - h));
   let x = clampX(cell.left);
   let y = frame.top - h - gap;
-  if (y < 4) {
+  if (y < top) {
     y = clampY(cell.top);
     if (frame.right + gap + w <= window.innerWidth - 4) x = frame.right + gap;
     else if (frame.left - gap - w >= 4) x = frame.left - gap - w;
-    else y = 4;
+    else y = cell.top - top > bottom - cell.bottom ? top : Math.max(top, bottom - h);
   }
   tip.style.left = `${x}px`;
   tip.style.top = `${y}px`;
@@ -600,6 +623,7 @@ async function playMoves(moves) {
       preset: play.preset,
       seed: play.seed,
       first_click: play.first_click,
+      no_guess: play.no_guess,
       moves,
     });
     play.moves = moves;
@@ -629,6 +653,7 @@ function newGame(seed) {
     preset,
     seed: seed ?? Number($("play-seed").value || 0),
     first_click: $("play-first").value,
+    no_guess: $("play-noguess").checked,
     moves: [],
     result: null,
   };
@@ -648,7 +673,11 @@ function renderPlayStatus() {
     dd.textContent = value;
     status.append(dt, dd);
   };
-  add("Game", `${result.preset}, seed ${result.seed}, first click ${result.first_click}`);
+  add("Game", `${result.preset}, seed ${result.seed}, first click ${result.first_click}${result.no_guess ? ", no guess" : ""}`);
+  if (result.start) {
+    // The server made the certificate's first click: say where, and what the board promises.
+    add("Start", `${cellName(result.start)} opened for you: every safe cell can be found from here without a guess`);
+  }
   add("Mines left", String(result.mines - result.flags));
   add("Moves", String(state.play.moves.length));
   add("State", result.state);
@@ -712,8 +741,17 @@ const WHY_ROWS = [
   ["safety", "safe now", "1 − its mine probability"],
   ["survive2", "survives it and the next click", "the chance to survive this click, then the next one (the safest cells after each number it may show)"],
   ["progress", "progress", "the chance this click is safe and makes some other cell certain"],
-  ["score", "score", "what the look-ahead ranks by"],
+  ["score", "score", "what the look-ahead ranks by: survives both + weight × progress (not a probability: it may pass 1)"],
 ];
+
+function scoreText(score) {
+  return score.toFixed(3);
+}
+
+function leadText(lead) {
+  // A lead in score, with the digits it needs to be told from 0 (at least 3 decimals).
+  return lead >= 0.001 ? lead.toFixed(3) : lead.toPrecision(2);
+}
 
 function whyPanel(why) {
   // "Why this guess": the rule, then the pick's numbers beside the runner-up's.
@@ -740,7 +778,9 @@ function whyPanel(why) {
   row([["", ""], [`${cellName(pick.cell)} picked`, "the pick"], ...(runner ? [[`${cellName(runner.cell)} runner-up`, "the next best candidate"]] : [])], "th");
   for (const [key, label, title] of WHY_ROWS) {
     if (pick[key] === undefined) continue;
-    row([[label, title], [pct(pick[key])], ...(runner ? [[pct(runner[key])]] : [])]);
+    // The score adds progress to a probability: it may pass 1, so it is no percentage.
+    const shown = key === "score" ? scoreText : pct;
+    row([[label, title], [shown(pick[key])], ...(runner ? [[shown(runner[key])]] : [])]);
   }
   box.appendChild(table);
   const foot = document.createElement("div");
@@ -748,12 +788,12 @@ function whyPanel(why) {
   const parts = [];
   if (pick.score !== undefined) parts.push(`score = survives both + ${why.progress_weight} × progress.`);
   if (runner && why.lead !== null) {
-    const points = (why.lead * 100).toFixed(2);
+    const lead = leadText(Math.abs(why.lead));
     parts.push(
       why.lead > 1e-9
-        ? `${cellName(pick.cell)} beats ${cellName(runner.cell)} by ${points} points of score.`
+        ? `${cellName(pick.cell)} beats ${cellName(runner.cell)} by ${lead} in score.`
         : why.lead < -1e-9
-          ? `${cellName(runner.cell)} scores ${(-why.lead * 100).toFixed(2)} points more, but the rule above plays ${cellName(pick.cell)} first.`
+          ? `${cellName(runner.cell)} scores ${lead} more, but the rule above plays ${cellName(pick.cell)} first.`
           : `Tied with ${cellName(runner.cell)}: the look-ahead takes the first in its order (safest, then row by row).`,
     );
   } else if (why.candidates === 1) parts.push("It was the only candidate.");
@@ -923,6 +963,11 @@ async function init() {
   $("suggest").addEventListener("click", suggest);
   $("new-game").addEventListener("click", () => newGame());
   $("random-seed").addEventListener("click", () => newGame(Math.floor(Math.random() * 1e9)));
+  $("play-noguess").addEventListener("change", () => {
+    // A no-guess board needs a safe first click: "any" becomes "opening".
+    if ($("play-noguess").checked && $("play-first").value === "any") $("play-first").value = "opening";
+    newGame();
+  });
 
   $("board-text").value = boardFromAddress() ?? meta.example;
   document.body.dataset.ready = "true";
