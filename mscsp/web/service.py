@@ -105,9 +105,10 @@ class Limits:
 class Cost(Enum):
     """How long a request handler may run, which decides where the server runs it.
 
-    ``CHEAP``: bounded by the request's size (a game replayed from its moves); answered in
-    the server's threads. ``TIMED``: honours :attr:`Limits.bounded` and
-    :attr:`Limits.attempt` (it counts only through :func:`_backend`); answered in the
+    ``CHEAP``: bounded by the request's size (a game replayed from its moves, after laying a
+    no-guess board within :data:`NO_GUESS_TRIES` layouts); answered in the server's
+    threads. ``TIMED``: honours :attr:`Limits.bounded` and :attr:`Limits.attempt` (it
+    counts only through :func:`_backend`); answered in the
     server's threads where the compiled kernel answers it, else tried in a worker process
     under the short :attr:`Limits.attempt`, then, if that runs out, solved in a worker
     process under the whole limit. ``LONG``: may run long and cannot stop early; solved in a
