@@ -154,7 +154,13 @@ class Worker:
                     name="mscsp-worker",
                     daemon=True,
                 )
-                self.process.start()
+                try:
+                    self.process.start()
+                except BaseException:  # not started: no process to kill or join later
+                    self.process = None
+                    theirs.close()
+                    ours.close()
+                    raise
                 theirs.close()
                 self.conn = ours
                 self.ready = False
