@@ -7,7 +7,8 @@ B / A, and writes them as JSON with ``--out``. Used to check that a change is no
 (issue 47: ``play``, ``probs`` and ``bench`` against the commit before)::
 
     git worktree add /tmp/base <commit>
-    python bench/solvers/side_by_side.py /tmp/base . --rounds 5 --out bench/solvers/side_by_side.json
+    python bench/solvers/side_by_side.py /tmp/base . --rounds 7 \
+        --out bench/solvers/side_by_side.json
 
 Run it alone: no other job on the machine.
 """
