@@ -19,6 +19,7 @@ from mscsp.trust.escape import (
     html_text,
     plain_label,
     plain_text,
+    terminal_text,
 )
 
 #: Any text at all: every control character, surrogates excepted (they cannot be written).
@@ -125,3 +126,24 @@ def test_bench_csvs_and_plots_carry_hostile_names_inert(tmp_path):
     assert {row["family"] for table in rows.values() for row in table} == {"'=HYPERLINK(1)"}
     assert {row["name"] for row in rows["runs.csv"]} == {"$\\bad{$ @cmd"}
     assert (tmp_path / "cactus.png").stat().st_size > 0
+
+
+@FUZZ
+@given(ANY_TEXT)
+def test_terminal_text_keeps_the_lines_and_escapes_every_other_control(text):
+    shown = terminal_text(text)
+    assert shown.count("\n") == text.count("\n")
+    assert all(char in "\n\t" or char.isprintable() for char in shown)
+
+
+def test_a_hostile_file_name_reaches_the_terminal_escaped(tmp_path):
+    import os
+
+    from click.testing import CliRunner
+
+    from mscsp.cli import main
+
+    os.mkfifo(tmp_path / "p\x1b[2J\r.evf")  # an escape that would clear the screen
+    result = CliRunner().invoke(main, ["replay", str(tmp_path)])
+    assert "\x1b" not in result.output and "\r" not in result.output
+    assert "\\x1b[2J\\x0d" in result.output  # named, escaped, in its error line

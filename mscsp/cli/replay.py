@@ -19,6 +19,7 @@ from ..replay import (
     rating_json,
     read_replay,
 )
+from ..trust.escape import terminal_text
 from .options import (
     AsciiInt,
     backend_option,
@@ -160,7 +161,7 @@ def replay(
                 raise  # the same for every file: said once
             except MscspError as exc:
                 where = "" if file in str(exc) else f"{file}: "  # each line names its file
-                click.echo(f"mscsp: error: {where}{exc}", err=True)
+                click.echo(terminal_text(f"mscsp: error: {where}{exc}"), err=True)
                 failed = failed or exc.exit_code
             bar.advance()
     if failed:
@@ -183,7 +184,7 @@ def _rate(
         click.echo(json.dumps({"file": file, **rating_json(rating)}))
         return
     if heading is not None:
-        click.echo(heading)
+        click.echo(terminal_text(heading))
     click.echo(_header(rating))
     click.echo()
     shown = [c for c in rating.clicks if not (guesses_only and c.verdict == "certain")]

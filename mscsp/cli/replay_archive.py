@@ -11,6 +11,7 @@ import click
 
 from ..errors import InvalidInputError
 from ..outlock import output_lock
+from ..trust.escape import terminal_text
 from ..trust.files import open_output, refuse_link
 from .progress import Progress
 
@@ -83,7 +84,7 @@ def run_archive(
         )
     records = missing + records
     for record in missing:
-        click.echo(f"mscsp: error: {record['file']}: {record['reason']}", err=True)
+        click.echo(terminal_text(f"mscsp: error: {record['file']}: {record['reason']}"), err=True)
     _write_outputs(records, summary, as_json, csv_file, summary_json, report)
 
 
@@ -117,7 +118,9 @@ def _rate_all(
                 log.append(record)
             records.append(record)
             if record["status"] != "ok":
-                click.echo(f"mscsp: error: {record['file']}: {record['reason']}", err=True)
+                click.echo(
+                    terminal_text(f"mscsp: error: {record['file']}: {record['reason']}"), err=True
+                )
             elif as_json:
                 bar.echo(json.dumps(record))
             bar.advance()
@@ -149,7 +152,9 @@ def _write_outputs(
             except OSError as exc:
                 raise InvalidInputError(f"{option} {path}: {exc.strerror}") from None
     if summary or not as_json:
-        click.echo(json.dumps({"summary": result}) if as_json else summary_text(result))
+        click.echo(
+            json.dumps({"summary": result}) if as_json else terminal_text(summary_text(result))
+        )
 
 
 def _check_writable(option: str, path: str | None) -> None:

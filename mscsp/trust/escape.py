@@ -30,10 +30,11 @@ def _escaped(char: str) -> str:
     return f"\\U{code:08x}"
 
 
-def _one_line(text: Any, limit: int, keep: Any) -> str:
-    """``text`` as one line: the characters ``keep`` refuses escaped, cut to ``limit``."""
+def _one_line(text: Any, limit: int | None, keep: Any) -> str:
+    """``text`` as one line: the characters ``keep`` refuses escaped, cut to ``limit``
+    (``None``: never cut)."""
     line = "".join(char if keep(char) else _escaped(char) for char in str(text))
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    return line if limit is None or len(line) <= limit else line[: limit - 3] + "..."
 
 
 def comment_line(text: Any, limit: int = MAX_LINE_CHARS) -> str:
@@ -94,3 +95,13 @@ def shown(text: str, limit: int = 40) -> str:
     """``text`` quoted for a one-line error, cut to ``limit`` characters (a name from a
     request or a file may be long; its control characters are escaped by ``repr``)."""
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def terminal_text(text: Any) -> str:
+    """``text`` for a terminal: its lines kept, every other control character (an escape
+    sequence's ``ESC``, a carriage return, a Unicode line separator) escaped, so a name from
+    someone else's file cannot move the cursor, recolour or hide what is printed."""
+    return "\n".join(
+        _one_line(line, None, lambda char: char == "\t" or char.isprintable())
+        for line in str(text).split("\n")
+    )
