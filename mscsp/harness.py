@@ -223,24 +223,13 @@ def play_game(player: Player, config: RunConfig, index: int) -> GameResult:
         game, first = no_guess_game(config, index)
         return _played(player, game, first, config, index, time.perf_counter())
     start = time.perf_counter()
-    layout_seed, player_seed, move_seed = game_seeds(config.seed, index)
-    rng = np.random.default_rng(player_seed)
+    layout_seed, _, move_seed = game_seeds(config.seed, index)
     game = Game(
         config.rows, config.cols, config.mines, seed=layout_seed, first_click=config.first_click
     )
-    player.new_game()
-    game.reveal(
-        *first_move(config.first_move, config.rows, config.cols, np.random.default_rng(move_seed))
-    )
-    moves, guesses = player.play(game, rng)
-    return GameResult(
-        index,
-        game.state == "won",
-        game.revealed / max(game.safe_cells, 1),
-        moves + 1,  # the first click
-        guesses,
-        time.perf_counter() - start,
-    )
+    move_rng = np.random.default_rng(move_seed)
+    first = first_move(config.first_move, config.rows, config.cols, move_rng)
+    return _played(player, game, first, config, index, start)
 
 
 def _played(
