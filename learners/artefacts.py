@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.inputs import read_bounded
 from mscsp.trust.files import open_output
+from mscsp.trust.inputs import read_bounded
 from mscsp.trust.jsonl import loads_bounded
 
 

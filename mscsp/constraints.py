@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .board import COVERED, FLAG, Board
-from .deadline import Deadline
 from .errors import InconsistentBoardError, counted, format_cell, unmet_number
+from .runtime.deadline import Deadline
 
 Cell = tuple[int, int]
 

@@ -29,9 +29,9 @@ import numpy as np
 
 from .board import Board
 from .constraints import build_system
-from .deadline import Deadline
 from .errors import InconsistentBoardError, SolverLimitError
 from .reduce import Constraint, open_part, propagate, subset_rule, touching_lists
+from .runtime.deadline import Deadline
 
 Cell = tuple[int, int]
 

@@ -12,7 +12,7 @@ force).
 numbers (:func:`feasible`): the cell is forced to ``v`` when no assignment of those cells
 satisfies the set's numbers with the cell at ``not v``. With the total, the covered cells
 outside the set absorb the remaining mines, within their number. Pure Python, no optional
-package; the search checks its :class:`~mscsp.deadline.Deadline` every few thousand nodes.
+package; the search checks its :class:`~mscsp.runtime.deadline.Deadline` every few thousand nodes.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ import numpy as np
 
 from .bigint import readable, to_decimal
 from .board import COVERED, FLAG, Board, check_board
-from .deadline import Deadline
 from .errors import InvalidInputError, InvalidTypeError
 from .probabilities import Solution
+from .runtime.deadline import Deadline
 from .solver import solve
 from .validate import check_pair, check_text, check_time_limit, describe
 

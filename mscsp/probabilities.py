@@ -16,9 +16,9 @@ import numpy as np
 
 from .board import FLAG, Board, neighbour_counts
 from .constraints import Cell, Component, ComponentCount, System
-from .deadline import Deadline
 from .errors import InconsistentBoardError
 from .reduce import Reduction
+from .runtime.deadline import Deadline
 
 #: Below this many coefficient products, polynomials are multiplied term by term; above it,
 #: by big-integer products (Kronecker substitution), which Python does in sub-quadratic time.

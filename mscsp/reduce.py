@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .constraints import Component, System
-from .deadline import Deadline
 from .errors import InconsistentBoardError
+from .runtime.deadline import Deadline
 
 Constraint = tuple[tuple[int, ...], int]
 

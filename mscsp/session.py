@@ -24,10 +24,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .board import COVERED, FLAG, Board, bordered, check_board, neighbour_sum
 from .constraints import Cell, Component, ComponentCount, System, frontier_groups
+from .engine import compiled
 from .errors import InconsistentBoardError, InvalidInputError, format_cell
 from .game import FLOOD_CELLS
 from .probabilities import Solution, combine
@@ -653,7 +653,7 @@ def isolated_regions(board: Board) -> list[list[Cell]]:
     region all of whose cells touch a number has no unconstrained cell, so the numbers
     around it see only its own cells, and clicks elsewhere never show anything about it.
     Regions come sorted, in order of their first cell (row-major). Compiled code once the
-    kernel is loaded (:func:`mscsp.compiled.isolated_regions`); else array code: the
+    kernel is loaded (:func:`mscsp.engine.compiled.isolated_regions`); else array code: the
     touching cells are labelled at once, and only the few numbers that see two labels
     join them.
 

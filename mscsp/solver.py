@@ -10,7 +10,7 @@ The pipeline, one module per stage:
 4. :func:`~mscsp.probabilities.combine` weighs the counts with the ways to place the other
    mines on the cells no number touches.
 
-On small boards, when numba is installed, :mod:`mscsp.compiled` does all four in one
+On small boards, when numba is installed, :mod:`mscsp.engine.compiled` does all four in one
 compiled kernel and gives the same :class:`~mscsp.probabilities.Solution`.
 
 Every stage honours one time limit (``time_limit``) and grows with the frontier, not the
@@ -21,22 +21,22 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from . import compiled
 from .backends import DEFAULT_BACKEND, Backend, get_backend
 from .backends.dss import DssBackend
 from .board import Board, check_board
 from .constraints import SMALL_BOARD, Component, ComponentCount, build_system
-from .deadline import Deadline
+from .engine import compiled
 from .errors import InvalidTypeError, MemoryLimitError
 from .probabilities import Solution, combine
 from .reduce import reduce_system
+from .runtime.deadline import Deadline
 from .validate import check_int, describe
 
 
 def kernel_solves(counter: Backend, board: Board) -> bool:
     """Whether :func:`solve` with ``counter`` tries the compiled kernel on ``board``: the
     default counter without a time limit, a small board, the kernel loaded (this counts
-    towards its warm-up, see :func:`mscsp.compiled.ready`)."""
+    towards its warm-up, see :func:`mscsp.engine.compiled.ready`)."""
     return (
         type(counter) is DssBackend
         and counter.time_limit is None
@@ -76,7 +76,7 @@ def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> 
     # steps, which no rewrite in Python removed. It gives the same Solution, and hands
     # back (None) every board it cannot answer exactly, which the stages below then do.
     # With a time limit the stages below answer, as they check it as they go. The kernel is
-    # loaded only after a warm-up of small solves (see mscsp.compiled.WARMUP).
+    # loaded only after a warm-up of small solves (see mscsp.engine.compiled.WARMUP).
     if kernel_solves(counter, board):
         solution = compiled.solve_small(board)
         if solution is not None:

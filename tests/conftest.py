@@ -15,7 +15,7 @@ import pytest
 import mscsp
 from mscsp.backends import BACKENDS
 from mscsp.board import FLAG
-from mscsp.positions import sample_positions
+from mscsp.evaluation.played_positions import sample_positions
 
 # A suite started in the background (``pytest ... &`` in a script) inherits Ctrl-C ignored,
 # and Python then leaves it ignored; the tests of Ctrl-C need Python's own handler, as an

@@ -7,7 +7,7 @@ shape, and boards of arbitrary cell values, and passes them to ``Board``, ``pars
 ``solve``, ``get_backend``, ``Game``, its moves and ``Game.replay``. Whatever they raise must
 be an :class:`~mscsp.errors.MscspError`. Whatever they return must be valid: a Board holds
 only cell codes and numbers its cells can show, and a solve of a small board equals the
-brute force (:func:`mscsp.brute.brute_force`), or both find the board inconsistent.
+brute force (:func:`mscsp.reference.brute_force`), or both find the board inconsistent.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from hypothesis.extra import numpy as hnp
 from mscsp import Board, Game, parse_board, solve
 from mscsp.backends import BACKENDS, Backend, get_backend
 from mscsp.board import COVERED, FLAG
-from mscsp.brute import brute_force
 from mscsp.errors import InconsistentBoardError, MscspError
+from mscsp.reference import brute_force
 
 
 def check(examples: int) -> settings:

@@ -29,7 +29,7 @@ from mscsp.errors import (
 from mscsp.estimators import get_estimator, kind_of
 from mscsp.explain import explain, explain_certain, explain_probability, parse_cells
 from mscsp.game import first_move
-from mscsp.sampling import sample_layouts
+from mscsp.layouts import sample_layouts
 from mscsp.session import GameSession
 
 TEXT = "??\n??\n"

@@ -13,7 +13,7 @@ from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.approxmc import ApproxmcBackend
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError
-from mscsp.families import lattice
+from mscsp.evaluation.families import lattice
 
 pytestmark = pytest.mark.skipif(
     not ApproxmcBackend.supported(), reason="needs pip install 'mscsp[approx]'"

@@ -15,8 +15,8 @@ from mscsp.backends.brute import BruteBackend
 from mscsp.backends.cpm import CpmpyBackend, solver_names
 from mscsp.constraints import Component
 from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
-from mscsp.families import band, lattice
-from mscsp.positions import sample_positions
+from mscsp.evaluation.families import band, lattice
+from mscsp.evaluation.played_positions import sample_positions
 
 #: Solvers tried; each is skipped where CPMpy cannot use it here.
 SOLVERS = [

@@ -24,10 +24,10 @@ from mscsp.backends.dss import DssBackend
 from mscsp.backends.isolated import run_native
 from mscsp.board import COVERED, Board
 from mscsp.constraints import Component, ComponentCount, build_system
-from mscsp.deadline import Deadline, current
 from mscsp.errors import InvalidInputError, SolverLimitError
-from mscsp.families import lattice
+from mscsp.evaluation.families import lattice
 from mscsp.reduce import reduce_system
+from mscsp.runtime.deadline import Deadline, current
 
 #: Scheduling slack on top of the issue's ``T + 1`` s.
 SLACK = 0.5

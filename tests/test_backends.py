@@ -22,11 +22,11 @@ from mscsp.backends.ganak import GanakBackend
 from mscsp.backends.ilp import IlpBackend
 from mscsp.backends.sat import SatBackend
 from mscsp.backends.sdd import VTREES, SddBackend
-from mscsp.brute import brute_force
 from mscsp.constraints import Component
 from mscsp.errors import BackendUnavailableError, InvalidInputError, SolverLimitError
-from mscsp.families import band, lattice
-from mscsp.positions import game_positions
+from mscsp.evaluation.families import band, lattice
+from mscsp.evaluation.played_positions import game_positions
+from mscsp.reference import brute_force
 
 #: Largest component (cells) compared with the brute force, and across backends.
 BRUTE_CELLS = 14

@@ -27,7 +27,7 @@ from mscsp.backends.external import ExternalBackend
 from mscsp.constraints import Component
 from mscsp.counters.mcc import main as counter_main
 from mscsp.errors import InvalidInputError, MemoryLimitError, SolverLimitError, WrongCountError
-from mscsp.families import lattice
+from mscsp.evaluation.families import lattice
 
 needs_d4 = pytest.mark.skipif(not D4Backend.supported(), reason="pip install d4solver")
 needs_external = pytest.mark.skipif(

@@ -18,19 +18,14 @@ from mscsp.backends.dss import DssBackend
 from mscsp.backends.ganak import GanakBackend
 from mscsp.backends.order import open_constraints
 from mscsp.backends.sat import SatBackend
-from mscsp.benchmark import (
-    load_corpus,
-    load_entries,
-    run_benchmark,
-    select_backends,
-)
 from mscsp.board import parse_board
-from mscsp.brute import brute_force
 from mscsp.cli import main
 from mscsp.constraints import Component, ComponentCount
 from mscsp.errors import InvalidInputError, SolverLimitError
-from mscsp.families import band, lattice, toollib
-from mscsp.positions import sample_positions
+from mscsp.evaluation.benchmark import load_corpus, load_entries, run_benchmark, select_backends
+from mscsp.evaluation.families import band, lattice, toollib
+from mscsp.evaluation.played_positions import sample_positions
+from mscsp.reference import brute_force
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from mscsp.backends.approxmc import ApproxmcBackend
-from mscsp.bench_plots import ALL_PAIRS_UP_TO, cactus, scatter_pairs
-from mscsp.benchmark import load_corpus, run_benchmark
 from mscsp.board import parse_board
 from mscsp.cli import main
 from mscsp.errors import BackendUnavailableError
-from mscsp.families import band, lattice
+from mscsp.evaluation.bench_plots import ALL_PAIRS_UP_TO, cactus, scatter_pairs
+from mscsp.evaluation.benchmark import load_corpus, run_benchmark
+from mscsp.evaluation.families import band, lattice
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

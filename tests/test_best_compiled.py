@@ -1,5 +1,5 @@
-"""``best`` on compiled code gives Python's answers: its probes (``mscsp._probe``) and its
-endgame search (``mscsp._endgame``)."""
+"""``best`` on compiled code gives Python's answers: its probes (``mscsp.engine._probe``) and its
+endgame search (``mscsp.engine._endgame``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import mscsp
-from mscsp import compiled
 from mscsp.board import COVERED, Board, neighbour_sum
+from mscsp.engine import compiled
 from mscsp.errors import InconsistentBoardError
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer, Probe, is_dead
 from mscsp.players.endgame import solve_endgame
 from mscsp.solver import solve
@@ -68,7 +68,7 @@ def test_outcome_weights_match_exact_counts():
     # Each outcome's weight, from the kernel's floating-point answer (counts beyond 64
     # bits: an expert board early) or its exact one, against the exact weight.
     compiled.load()
-    from mscsp import _probe
+    from mscsp.engine import _probe
 
     rng = np.random.default_rng(5)
     checked = {"exact": 0, "float": 0}
@@ -109,7 +109,7 @@ def test_outcome_weights_match_exact_counts():
 
 
 def test_kernel_tells_an_inconsistent_board_from_one_beyond_its_limits():
-    from mscsp._kernel_status import INCONSISTENT
+    from mscsp.engine._kernel_status import INCONSISTENT
 
     compiled.load()
     cells = np.full((3, 3), COVERED, dtype=np.int8)
@@ -256,8 +256,8 @@ def test_the_kernels_probability_map_is_the_solutions():
     the map of the Solution ``solve`` builds, wherever the kernel answers whole: every
     position of a few real games, and each with a covered cell flagged (as those solves
     assume a mine there)."""
+    from mscsp.evaluation.played_positions import game_positions
     from mscsp.game import Game
-    from mscsp.positions import game_positions
 
     compiled.load()
     rng = np.random.default_rng(6)
@@ -284,7 +284,7 @@ def test_the_kernels_probability_map_is_the_solutions():
 
 
 def test_compiled_layouts_are_the_python_layouts():
-    """The endgame's layouts (``mscsp._endgame.layouts``): the same cells and layouts in
+    """The endgame's layouts (``mscsp.engine._endgame.layouts``): the same cells and layouts in
     the same order as Python's enumeration, given up at the same limit, with and without
     the mine count, on random small boards and on every endgame position of a few games."""
     from mscsp.players.endgame import enumerate_layouts

@@ -8,7 +8,7 @@ from test_players import guess_positions
 
 from mscsp import COVERED, FLAG, Board
 from mscsp.errors import InvalidInputError
-from mscsp.harness import check_player_options
+from mscsp.evaluation.harness import check_player_options
 from mscsp.players.base import neighbours
 from mscsp.players.best import BestPlayer, is_dead
 from mscsp.session import GameSession

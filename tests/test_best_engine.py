@@ -1,5 +1,5 @@
 """``best`` on the compiled engine: the engine guesses where none of best's rules before its
-look-ahead may apply (``mscsp._lookahead.rules_may_apply``) and hands the others to Python;
+look-ahead may apply (``mscsp.engine._lookahead.rules_may_apply``) and hands the others to Python;
 the games are those of ``best`` guessing in Python."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from game_results import game_rows
 
-from mscsp import compiled
 from mscsp.board import Board
+from mscsp.engine import compiled
 from mscsp.errors import InvalidInputError, InvalidTypeError
+from mscsp.evaluation.harness import RunConfig, play_game, play_on_engine
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import get_player
 from mscsp.players.best import BestPlayer
 

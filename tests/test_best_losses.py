@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from bench.players.best_losses import KINDS, kind, kinds, play
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bench.players.best_paired import divergence_summary, play_paired
-from mscsp.harness import RunConfig, play_game
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.players.best import BestPlayer
 
 

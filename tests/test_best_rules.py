@@ -204,7 +204,7 @@ def test_pseudo_fifties_on_real_positions_have_their_twin():
 def test_pattern_helpers_refuse_arrays_that_are_not_the_board(compiled_on, monkeypatch):
     """Compiled code reads a board's arrays without bounds checks: wrong arrays are refused
     with the project's errors on either path."""
-    from mscsp import compiled
+    from mscsp.engine import compiled
     from mscsp.errors import InvalidInputError, InvalidTypeError
     from mscsp.players.best import dead_cells, representatives
 

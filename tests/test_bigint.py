@@ -14,8 +14,8 @@ import mscsp
 from mscsp.bigint import MAX_DIGITS, fraction_text, from_decimal, readable, to_decimal
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError
+from mscsp.evaluation.families import generate
 from mscsp.explain import explain_probability
-from mscsp.families import generate
 
 
 @pytest.fixture(scope="module")

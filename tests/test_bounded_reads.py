@@ -19,8 +19,8 @@ import pytest
 
 from mscsp.cli.probs import MAX_TEXT_BYTES
 from mscsp.errors import InvalidInputError, SolverLimitError
-from mscsp.inputs import read_bounded
 from mscsp.replay import MAX_BYTES, read_replay
+from mscsp.trust.inputs import read_bounded
 
 MSCSP = f"{shlex.quote(sys.executable)} -m mscsp"
 #: Peak memory bound for a refused input (KiB): the old reader took over 600 MB on the

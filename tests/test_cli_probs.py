@@ -85,7 +85,7 @@ def test_time_limit_exits_with_code_5():
 
 def _stopped_board() -> str:
     """A 16x30 lattice of numbers (one cell in four), which no counter finishes in 0.3 s."""
-    from mscsp.families import lattice
+    from mscsp.evaluation.families import lattice
 
     return lattice(16, 30, 0.4, seed=0).to_text()
 
@@ -182,8 +182,8 @@ def test_the_named_cell_is_part_of_a_contradiction(positions):
 
 
 def test_a_cell_that_is_not_certain_never_shows_as_certain():
+    from mscsp.display.render import format_probability, probability_map, shown_probabilities
     from mscsp.probabilities import CellOdds, Solution
-    from mscsp.render import format_probability, probability_map, shown_probabilities
 
     board = mscsp.parse_board("4x1x1\n1???\n")
     n = 166653667004497075
@@ -217,7 +217,7 @@ def test_map_has_a_legend_and_small_percentages_are_not_numbers():
 def test_an_estimators_run_is_reported_in_strict_json():
     """``bp`` says whether it converged and ``mcmc`` its chains and R-hat, in the text and
     in JSON that strict parsers read (an infinite R-hat is written as text)."""
-    from mscsp.families import lattice
+    from mscsp.evaluation.families import lattice
 
     text = lattice(8, 8, 0.4, seed=1).to_text()
 

@@ -1,4 +1,4 @@
-"""The compiled game engine (``mscsp.compiled_play``) plays the pure players' games move for
+"""The compiled game engine (``mscsp.engine.compiled_play``) plays the pure players' games move for
 move, and its kernel's exact odds are the solution's."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from conftest import repo_env
 from game_results import game_rows
 
-from mscsp import compiled, compiled_play
 from mscsp.board import COVERED
+from mscsp.engine import compiled, compiled_play
+from mscsp.evaluation.harness import RunConfig, play_game, play_on_engine
 from mscsp.game import PRESETS, Game
-from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import get_player
 from mscsp.solver import solve
 
@@ -39,7 +39,7 @@ def _record(strategy: str, preset: str, games: int, seed: int, on_engine: bool) 
     if on_engine:
         compiled.load()
     try:
-        import mscsp.harness as harness
+        import mscsp.evaluation.harness as harness
 
         harness.Game, original = Recorded, harness.Game
         try:
@@ -143,7 +143,7 @@ def test_a_cold_cache_is_compiled_in_the_background(tmp_path):
     process uses the kernel at once."""
     env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     code = (
-        "import numpy, mscsp; from mscsp import compiled; "
+        "import numpy, mscsp; from mscsp.engine import compiled; "
         "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
         "[mscsp.solve(b) for _ in range(compiled.WARMUP + 1)]; "
         "s = mscsp.solve(b); "
@@ -153,7 +153,7 @@ def test_a_cold_cache_is_compiled_in_the_background(tmp_path):
     first = _run(code, env).split("\n")
     assert first == ["False 10/81 True", "True"]
     again = (
-        "import numpy, mscsp; from mscsp import compiled; "
+        "import numpy, mscsp; from mscsp.engine import compiled; "
         "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
         "[mscsp.solve(b) for _ in range(compiled.WARMUP)]; "
         "print(compiled.ready(), compiled.stamp().with_suffix('.lock').exists())"
@@ -235,7 +235,7 @@ def test_floating_point_odds_are_near_the_exact_ones():
     is within 1e-9 of them, its classes of equal odds are exact (the safest cells share
     one), the look-ahead's map without classes is the same, and the rollout policy built
     on the map wins about as often."""
-    from mscsp._kernel_status import (
+    from mscsp.engine._kernel_status import (
         APPROX,
         COUNTED,
         EXACT,
@@ -334,7 +334,7 @@ def test_binomials_modulo_a_prime():
     past 0 and n included."""
     from math import comb
 
-    from mscsp._kernel_ties import PRIMES, _binomials
+    from mscsp.engine._kernel_ties import PRIMES, _binomials
 
     for n, high, count in [(0, 0, 1), (1, 3, 5), (7, 4, 3), (480, 99, 40), (480, 470, 30)]:
         p = int(PRIMES[n % len(PRIMES)])
@@ -350,7 +350,7 @@ def test_whether_the_kernel_is_compiled_is_told_without_numba(tmp_path):
     assert compiled.compiled_here()
     script = (
         "import sys\n"
-        "from mscsp import compiled\n"
+        "from mscsp.engine import compiled\n"
         "print(compiled.compiled_here(), 'numba' in sys.modules)\n"
     )
     env = {**repo_env(), "NUMBA_CACHE_DIR": str(tmp_path)}
@@ -365,7 +365,7 @@ def test_one_process_compiles_at_a_time(tmp_path):
     lock is taken atomically, refused while young, taken over once abandoned."""
     script = (
         "import os\n"
-        "from mscsp import compiled\n"
+        "from mscsp.engine import compiled\n"
         "lock = compiled.stamp().with_suffix('.lock')\n"
         "try:\n"
         "    print(compiled._take_lock(), compiled._take_lock())\n"
@@ -382,7 +382,7 @@ def test_a_players_solves_count_components_beyond_the_node_budget_of_exact_answe
     """The engine's turns and the look-ahead's probes (``approx`` set) enumerate components
     that the exact answers of ``solve`` leave to the pure path (more search nodes than its
     budget), and their map is the pure path's (within 1e-9), with what is certain exact."""
-    from mscsp._kernel_status import APPROX, DONE, EXACT, FALLBACK, FLOAT_MAP, SURE_MINE
+    from mscsp.engine._kernel_status import APPROX, DONE, EXACT, FALLBACK, FLOAT_MAP, SURE_MINE
 
     compiled.load()
     kernel = compiled._kernel()

@@ -1,4 +1,4 @@
-"""The look-ahead's probes by conditioning the position's count (``mscsp._condition``) give
+"""The look-ahead's probes by conditioning the position's count (``mscsp.engine._condition``) give
 what solving every outcome's board gives (``conditioned`` off), on the guesses of real
 games: from the position solved again, and from the engine's own answer, whose proven
 mines are flagged only afterwards."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mscsp import compiled
 from mscsp.board import COVERED, FLAG
-from mscsp.harness import RunConfig, play_game
+from mscsp.engine import compiled
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.players.lookahead import LookaheadPlayer
 
 pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the kernel needs numba")
@@ -39,7 +39,7 @@ def _guess_views(rows: int, cols: int, mines: int, games: range) -> list[np.ndar
 
 
 def _probes(cells, mines, now, x, e, base, conditioned, scratch):
-    from mscsp import _probe
+    from mscsp.engine import _probe
 
     rows, cols = now.shape
     flat = cells.reshape(-1)
@@ -56,8 +56,8 @@ def _probes(cells, mines, now, x, e, base, conditioned, scratch):
 @pytest.mark.parametrize(("rows", "cols", "mines", "games"), [(9, 9, 10, 40), (16, 30, 99, 12)])
 def test_conditioned_probes_are_the_solved_ones(rows, cols, mines, games):
     compiled.load()
-    from mscsp import _condition, _kernel, _probe
-    from mscsp._kernel_status import APPROX, DONE, FLOAT_MAP, SURE_MINE
+    from mscsp.engine import _condition, _kernel, _probe
+    from mscsp.engine._kernel_status import APPROX, DONE, FLOAT_MAP, SURE_MINE
 
     views = _guess_views(rows, cols, mines, range(games))
     assert len(views) > games // 2

@@ -10,7 +10,7 @@ from mscsp.backends.decision import decide_by_search, decide_components
 from mscsp.backends.position import decide_position
 from mscsp.constraints import Component
 from mscsp.errors import InconsistentBoardError, SolverLimitError
-from mscsp.families import band, lattice
+from mscsp.evaluation.families import band, lattice
 
 #: Backends whose decisions are checked on every small position (the slow #SAT counter
 #: and the tiny brute force are checked on fewer).

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from mscsp.board import Board, parse_board
-from mscsp.brute import brute_force
 from mscsp.constraints import build_system
 from mscsp.deduce import deduce
 from mscsp.errors import InconsistentBoardError
+from mscsp.evaluation.played_positions import solved_positions
 from mscsp.game import Game
-from mscsp.positions import solved_positions
 from mscsp.reduce import reduce_system
+from mscsp.reference import brute_force
 
 # Real positions (csp-minprob's games on 5x6 with 7 mines) that each rule is needed for.
 #: The reductions behind the solver settle nothing here; repeating the subset rule, the
@@ -104,8 +104,8 @@ def test_a_contradiction_is_reported():
 
 
 def test_a_spent_deadline_stops_the_rules():
-    from mscsp.deadline import Deadline
     from mscsp.errors import SolverLimitError
+    from mscsp.runtime.deadline import Deadline
 
     with pytest.raises(SolverLimitError):
         deduce(parse_board(NEEDS_RULES), deadline=Deadline(0))

@@ -21,8 +21,8 @@ from mscsp.estimators import (
     get_estimator,
     is_counting,
 )
-from mscsp.metrics import CellErrors, cell_errors
-from mscsp.positions import sample_positions
+from mscsp.evaluation.metrics import CellErrors, cell_errors
+from mscsp.evaluation.played_positions import sample_positions
 
 #: One of each kind of estimator (the counting backends have their own brute-force tests).
 SPECS = [

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from mscsp import Game, solve
 from mscsp.board import COVERED, FLAG, Board
 from mscsp.cli import main
+from mscsp.evaluation.played_positions import solved_positions
 from mscsp.explain import explain_certain, explain_probability
-from mscsp.positions import solved_positions
 
 MAX_LAYOUTS = 200_000
 

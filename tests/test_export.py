@@ -15,15 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mscsp
-from mscsp.benchmark import CorpusEntry, load_entries
 from mscsp.cli.export import export as export_command
 from mscsp.errors import InvalidInputError
+from mscsp.evaluation.benchmark import CorpusEntry, load_entries
+from mscsp.evaluation.played_positions import sample_positions
 from mscsp.export import export
 from mscsp.export.check import count_file
 from mscsp.export.index import read_index
 from mscsp.export.mcc import read_cnf
 from mscsp.game import PRESETS
-from mscsp.positions import sample_positions
 
 HARD = Path(__file__).resolve().parent.parent / "bench" / "corpora" / "hard.jsonl"
 #: One small position of each family of the hard corpus (corpus lines).

@@ -1,4 +1,4 @@
-"""Families of generated positions (mscsp.families), ``mscsp corpus`` and the published
+"""Families of generated positions (mscsp.evaluation.families), ``mscsp corpus`` and the published
 ladder ``bench/corpora/families.jsonl``."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 import mscsp
-from mscsp.benchmark import load_entries
 from mscsp.bigint import from_decimal
-from mscsp.brute import brute_force
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError, InvalidTypeError, SolverLimitError
-from mscsp.families import FAMILIES, Setting, generate, sweep
+from mscsp.evaluation.benchmark import load_entries
+from mscsp.evaluation.families import FAMILIES, Setting, generate, sweep
+from mscsp.reference import brute_force
 
 ROOT = Path(__file__).resolve().parents[1]
 FAMILIES_CORPUS = ROOT / "bench" / "corpora" / "families.jsonl"

@@ -1,5 +1,5 @@
 """The small-board fast paths give exactly what the general code gives: the pure road for
-small boards against the array code, and the compiled kernel (``mscsp.compiled``, when
+small boards against the array code, and the compiled kernel (``mscsp.engine.compiled``, when
 numba is installed) against the pure path."""
 
 from __future__ import annotations
@@ -16,16 +16,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import mscsp
-from mscsp import compiled, constraints
+from mscsp import constraints
 from mscsp.backends import dss
 from mscsp.backends.brute import BruteBackend
 from mscsp.board import COVERED, FLAG, Board, neighbour_counts
-from mscsp.brute import brute_force
 from mscsp.constraints import Component, build_system
+from mscsp.engine import compiled
 from mscsp.errors import InconsistentBoardError
+from mscsp.evaluation.played_positions import game_positions
 from mscsp.game import PRESETS, Game
-from mscsp.positions import game_positions
 from mscsp.reduce import reduce_system
+from mscsp.reference import brute_force
 
 
 def _general(board: Board):
@@ -421,13 +422,13 @@ def test_solve_falls_back_cleanly_without_numba():
     numba."""
     code = (
         "import sys; sys.modules['numba'] = None; import numpy, mscsp; "
-        "from mscsp import compiled; "
+        "from mscsp.engine import compiled; "
         "s = mscsp.solve(mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10)); "
         "print(compiled.available(), s.exact[(0, 0)])"
     )
     assert _run(code) == "False 10/81"
     assert _run("import sys, mscsp; print('numba' in sys.modules)") == "False"
-    switched_off = "from mscsp import compiled; print(compiled.available())"
+    switched_off = "from mscsp.engine import compiled; print(compiled.available())"
     assert _run(switched_off, **{compiled.PURE_ENV: "1"}) == "False"
 
 
@@ -436,7 +437,7 @@ def test_kernel_is_loaded_only_after_the_warm_up():
     """A process that solves a few small boards (``mscsp probs``) never loads numba; the
     solve after ``WARMUP`` of them does."""
     code = (
-        "import sys, numpy, mscsp; from mscsp import compiled; "
+        "import sys, numpy, mscsp; from mscsp.engine import compiled; "
         "b = mscsp.Board(numpy.full((9, 9), -1, dtype=numpy.int8), 10); "
         "[mscsp.solve(b) for _ in range(compiled.WARMUP)]; before = 'numba' in sys.modules; "
         "mscsp.solve(b); print(before, 'numba' in sys.modules)"

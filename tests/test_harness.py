@@ -12,17 +12,17 @@ import time
 import pytest
 
 from mscsp.errors import BackendUnavailableError, InvalidInputError
-from mscsp.harness import (
+from mscsp.evaluation.harness import (
     GameResult,
     RunConfig,
     RunLog,
     Tally,
-    parallel_map,
     play_batch,
     play_on_engine,
     run,
     wilson,
 )
+from mscsp.runtime.executors import parallel_map
 
 
 def outcome(summary):
@@ -46,7 +46,7 @@ def test_same_seed_same_games_whatever_the_workers():
 def test_a_long_run_is_the_same_on_any_number_of_workers():
     """400 games: in this process on the batch engine; on two workers, batches on the pure
     road while each worker warms up, then on the engine. The same games either way."""
-    from mscsp import compiled
+    from mscsp.engine import compiled
 
     compiled.load()
     config = dataclasses.replace(BEGINNER, seed=8)

@@ -1,4 +1,4 @@
-"""``mscsp.interrupts``: a Ctrl-C that Python drops is remembered, and not reported."""
+"""``mscsp.runtime.interrupts``: a Ctrl-C that Python drops is remembered, and not reported."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mscsp import interrupts
+from mscsp.runtime import interrupts
 
 
 class _Pressed:

@@ -9,8 +9,8 @@ pytest.importorskip("jax")
 
 import mscsp  # noqa: E402
 from learners.nets import player  # noqa: E402
-from mscsp.brute import brute_force  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
+from mscsp.reference import brute_force  # noqa: E402
 
 # A real position where only an assumption settles a cell (tests/test_deduce.py).
 NEEDS_CASES = "6x5x7\n??????\n??211?\n??1.1?\n??113?\n??????\n"

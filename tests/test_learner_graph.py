@@ -21,8 +21,8 @@ from mscsp import COVERED, parse_board  # noqa: E402
 from mscsp.errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from mscsp.estimators import get_estimator  # noqa: E402
 from mscsp.estimators.bp import factor_graph  # noqa: E402
-from mscsp.families import band, lattice  # noqa: E402
-from mscsp.harness import RunConfig, play_batch  # noqa: E402
+from mscsp.evaluation.families import band, lattice  # noqa: E402
+from mscsp.evaluation.harness import RunConfig, play_batch  # noqa: E402
 
 SHIPPED = (weights_dir() / "graph.msgpack").is_file()
 needs_shipped = pytest.mark.skipif(not SHIPPED, reason="learners/weights/graph.msgpack not shipped")

@@ -185,7 +185,7 @@ def test_cli_data_train_eval(tmp_path):
     assert res.exit_code == 0, res.output
     accuracy = json.loads(res.output)["accuracy"]["5x6"]
     assert accuracy["positions"] > 0
-    # The definitions mscsp bench uses (mscsp.metrics), under the same names.
+    # The definitions mscsp bench uses (mscsp.evaluation.metrics), under the same names.
     assert {"mean_abs_diff", "brier", "log_loss", "called_safe_not_safe"} <= set(accuracy)
 
 

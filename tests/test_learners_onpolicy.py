@@ -55,7 +55,7 @@ def test_certain_channel_has_the_single_point_rules_and_is_sound_in_real_games()
     corners = np.array([[-1, 1, 0], [2, 2, 0], [-1, 1, 0]], np.int8)
     x = data.encode(corners, 2, ["certain"])[0]
     assert cells_of(x[..., -1]) == {(0, 0), (2, 0)} and not x[..., -2].any()
-    from mscsp.positions import sample_positions
+    from mscsp.evaluation.played_positions import sample_positions
 
     boards = sample_positions(9, 9, 10, 30, seed=5)
     x = data.encode(np.stack([b.cells for b in boards]), 10, ["certain"])
@@ -286,7 +286,7 @@ def test_ablation_pairs_labels_on_the_same_budget_and_resumes(tiny, tmp_path):
 def test_the_ablation_plot_draws_a_point_that_won_no_game(tmp_path):
     """Wilson's lower bound at 0 wins is a hair above 0; the plot must not refuse it."""
     from learners.nets import ablation
-    from mscsp.harness import wilson
+    from mscsp.evaluation.harness import wilson
 
     rows = [
         {

@@ -1,4 +1,4 @@
-"""``csp-lookahead``: the compiled engine's look-ahead guesses (``mscsp._lookahead``) are the
+"""``csp-lookahead``: the compiled engine's look-ahead guesses (``mscsp.engine._lookahead``) are the
 Python player's, game for game, on every preset and on the pure path."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from game_results import game_rows
 
-from mscsp import compiled
+from mscsp.engine import compiled
 from mscsp.errors import InvalidInputError
+from mscsp.evaluation.harness import RunConfig, play_game, play_on_engine
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import PLAYERS, get_player
 from mscsp.players.fifty import looming_fifties
 from mscsp.players.lookahead import LookaheadPlayer

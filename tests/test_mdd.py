@@ -10,7 +10,7 @@ from mscsp import solve
 from mscsp.backends import get_backend
 from mscsp.backends.mdd import compile_mdd, span_and_magnitude
 from mscsp.constraints import Component
-from mscsp.families import band, lattice
+from mscsp.evaluation.families import band, lattice
 
 
 @pytest.mark.parametrize("make, rows, cols, density", [(band, 7, 24, 0.5), (lattice, 12, 16, 0.4)])

@@ -14,8 +14,8 @@ import pytest
 from conftest import repo_env
 
 from mscsp.errors import InvalidInputError, OutputLockedError
-from mscsp.harness import RunLog
-from mscsp.outlock import lock_path, output_lock
+from mscsp.evaluation.harness import RunLog
+from mscsp.runtime.outlock import lock_path, output_lock
 
 PLAY = [sys.executable, "-m", "mscsp", "play", "--preset", "beginner", "--no-progress"]
 PLAY += ["--workers", "1", "--json"]
@@ -23,7 +23,7 @@ PLAY += ["--workers", "1", "--json"]
 #: A child that holds the lock of argv[1] until its stdin closes.
 HOLDER = (
     "import sys\n"
-    "from mscsp.outlock import output_lock\n"
+    "from mscsp.runtime.outlock import output_lock\n"
     "with output_lock(sys.argv[1], 'test output'):\n"
     "    print('held', flush=True)\n"
     "    sys.stdin.read()\n"

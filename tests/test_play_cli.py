@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import interrupt_when, repo_env
 
 from mscsp.cli import main
-from mscsp.harness import RunLog
+from mscsp.evaluation.harness import RunLog
 
 
 def invoke(*args):

@@ -14,7 +14,7 @@ from game_results import game_rows
 
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError
-from mscsp.harness import (
+from mscsp.evaluation.harness import (
     LAYOUT,
     RunConfig,
     RunLog,

@@ -17,9 +17,9 @@ pytest.importorskip("ms_toollib", reason="replays need pip install 'mscsp[replay
 from replay_files import played_game, random_game, record  # noqa: E402
 
 from mscsp.board import COVERED, FLAG  # noqa: E402
-from mscsp.brute import brute_force  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
 from mscsp.game import Game  # noqa: E402
+from mscsp.reference import brute_force  # noqa: E402
 from mscsp.replay import _replay_from, rate_replay, read_replay  # noqa: E402
 
 

@@ -21,7 +21,7 @@ from replay_files import played_game, random_game, record  # noqa: E402
 from mscsp.board import parse_board  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from mscsp.errors import MscspError, SolverLimitError  # noqa: E402
-from mscsp.harness import wilson  # noqa: E402
+from mscsp.evaluation.harness import wilson  # noqa: E402
 from mscsp.replay import ReaderProcess, rate_replay, read_replay  # noqa: E402
 from mscsp.replay.archive import (  # noqa: E402
     Lookahead,

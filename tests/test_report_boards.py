@@ -24,8 +24,8 @@ from PIL import Image  # noqa: E402
 import mscsp  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from mscsp.cli.export import export as export_command  # noqa: E402
+from mscsp.display.heatmap import BEST_COLOUR, CLICK_COLOUR, Mark, heatmap_figure  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
-from mscsp.heatmap import BEST_COLOUR, CLICK_COLOUR, Mark, heatmap_figure  # noqa: E402
 from mscsp.replay.report import (  # noqa: E402
     MIN_TIME,
     SPEED_NOTE,

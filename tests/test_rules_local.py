@@ -8,9 +8,9 @@ import pytest
 
 import mscsp
 from learners.nets.player import RulesLocalPlayer, local_estimate
-from mscsp.brute import brute_force
-from mscsp.harness import RunConfig, run
+from mscsp.evaluation.harness import RunConfig, run
 from mscsp.players import get_player
+from mscsp.reference import brute_force
 
 
 def test_the_local_estimate_reads_each_cells_neighbourhood():

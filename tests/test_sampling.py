@@ -13,8 +13,8 @@ from conftest import random_game_position
 
 from mscsp import COVERED, FLAG, InconsistentBoardError, InvalidInputError, parse_board, solve
 from mscsp.board import neighbour_sum
-from mscsp.families import band, lattice
-from mscsp.sampling import sample_layouts
+from mscsp.evaluation.families import band, lattice
+from mscsp.layouts import sample_layouts
 
 
 def consistent(board, layout: np.ndarray) -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mscsp import compiled
+from mscsp.engine import compiled
 from mscsp.errors import InvalidInputError
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game
 from mscsp.players import get_player
 
 

@@ -12,7 +12,7 @@ from learners.artefacts import weights_dir
 from learners.registry import FAMILIES, SYSTEMS, LearnedSystem, get_learned
 from mscsp import BackendUnavailableError, Game, InvalidInputError
 from mscsp.cli import main
-from mscsp.harness import RunConfig, play_game
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.players import get_player
 
 #: The board each system is measured on in its paper.
@@ -420,7 +420,7 @@ def test_shipped_models_are_skops_files_that_answer_as_the_pickles_did(stem: str
     the pickle it was converted from did on the positions its metadata records."""
     pytest.importorskip("skops")
     from learners.artefacts import load_model
-    from mscsp.positions import sample_positions
+    from mscsp.evaluation.played_positions import sample_positions
 
     assert not list(weights_dir().glob("*.pkl"))
     model = load_model(weights_dir() / f"{stem}.skops", SKLEARN_SHIPPED[stem])
@@ -510,7 +510,7 @@ def test_trained_local_models_are_saved_as_skops_and_play(tmp_path) -> None:
 def test_a_trusted_pickle_converts_once_and_then_loads_without_trust(tmp_path) -> None:
     pytest.importorskip("skops")
     from learners.artefacts import load_model
-    from mscsp.positions import sample_positions
+    from mscsp.evaluation.played_positions import sample_positions
 
     shipped = load_model(weights_dir() / "global-ridge-4x4x3.skops", "global-ridge")
     old = tmp_path / "global-ridge-4x4x3.pkl"

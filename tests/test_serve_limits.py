@@ -24,8 +24,8 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
     from starlette.testclient import TestClient
 
 import mscsp  # noqa: E402
-from mscsp.families import lattice  # noqa: E402
-from mscsp.positions import game_positions  # noqa: E402
+from mscsp.evaluation.families import lattice  # noqa: E402
+from mscsp.evaluation.played_positions import game_positions  # noqa: E402
 from mscsp.web.app import GRACE, create_app  # noqa: E402
 from mscsp.web.service import Limits, answer  # noqa: E402
 

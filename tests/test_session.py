@@ -9,11 +9,11 @@ import pytest
 import mscsp
 from mscsp.board import COVERED
 from mscsp.errors import InconsistentBoardError, InvalidInputError
+from mscsp.evaluation.harness import RunConfig, play_batch, play_game
+from mscsp.evaluation.played_positions import game_positions
 from mscsp.game import Game
-from mscsp.harness import RunConfig, play_batch, play_game
 from mscsp.players import get_player
 from mscsp.players.base import cells_of, neighbours, single_point
-from mscsp.positions import game_positions
 from mscsp.session import GameSession
 
 
@@ -216,7 +216,7 @@ def graph_isolated_regions(board):
 @pytest.mark.parametrize("path", ["array code", "array code, labels", "compiled"])
 def test_isolated_regions_are_the_graphs(path, monkeypatch):
     import mscsp.session
-    from mscsp import compiled
+    from mscsp.engine import compiled
     from mscsp.session import isolated_regions
 
     if path.startswith("array code"):

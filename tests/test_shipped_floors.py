@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from mscsp.harness import RunConfig, play_batch
+from mscsp.evaluation.harness import RunConfig, play_batch
 
 learners_registry = pytest.importorskip("learners.registry")
 

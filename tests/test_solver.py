@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 import mscsp
 from mscsp.backends import get_backend
 from mscsp.board import neighbour_sum
-from mscsp.brute import brute_force
 from mscsp.constraints import build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
 from mscsp.reduce import reduce_system
+from mscsp.reference import brute_force
 
 #: Positions with more placements than this are left out (the reference is slow Python).
 BRUTE_LIMIT = 20_000
@@ -67,7 +67,7 @@ def test_dss_equals_the_brute_force_on_random_games(seed):
 
 
 def test_solution_properties_hold_on_expert_games():
-    from mscsp.positions import game_positions
+    from mscsp.evaluation.played_positions import game_positions
 
     game = mscsp.Game.from_preset("expert", seed=3)
     for board in game_positions(game, first=(0, 0), flag_mines=True):
@@ -188,7 +188,7 @@ def test_dss_counts_huge_components_exactly():
 
 
 def test_count_cache_reuses_unchanged_components_without_changing_answers():
-    from mscsp.positions import game_positions
+    from mscsp.evaluation.played_positions import game_positions
     from mscsp.solver import CountCache
 
     cached = CountCache(get_backend("dss"))

@@ -16,8 +16,8 @@ from mscsp import solve
 from mscsp.backends import BACKENDS
 from mscsp.backends.brute import BruteBackend
 from mscsp.constraints import Component
-from mscsp.families import band, lattice
-from mscsp.harness import RunConfig, play_game
+from mscsp.evaluation.families import band, lattice
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.players import PLAYERS, get_player
 
 PACKAGE = Path(mscsp.__file__).parent

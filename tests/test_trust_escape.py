@@ -112,8 +112,8 @@ def test_labels_with_dollars_draw_as_text():
 
 def test_bench_csvs_and_plots_carry_hostile_names_inert(tmp_path):
     pytest.importorskip("matplotlib")
-    from mscsp.benchmark import CorpusEntry, run_benchmark, write_outputs
     from mscsp.board import parse_board
+    from mscsp.evaluation.benchmark import CorpusEntry, run_benchmark, write_outputs
 
     board = parse_board("5x5x6\n12???\n?????\n???21\n?????\n1????\n")
     entries = [CorpusEntry(board, 1, "=HYPERLINK(1)", "$\\bad{$ @cmd")]

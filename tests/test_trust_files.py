@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mscsp.bench_runs import BenchSettings, RunsLog
 from mscsp.errors import InvalidInputError
-from mscsp.harness import GameResult, RunConfig, RunLog
+from mscsp.evaluation.bench_runs import BenchSettings, RunsLog
+from mscsp.evaluation.harness import GameResult, RunConfig, RunLog
 from mscsp.replay.archive import ResultLog
 from mscsp.trust.files import open_output, open_regular
 from mscsp.trust.jsonlog import Damaged, read_log, typed

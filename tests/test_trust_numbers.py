@@ -14,7 +14,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mscsp.backends import BACKENDS, get_backend
-from mscsp.benchmark import load_entries
 from mscsp.cli import main
 from mscsp.errors import InvalidInputError, MscspError
 from mscsp.estimators import get_estimator
@@ -22,7 +21,8 @@ from mscsp.estimators.bp import MAX_ITERS
 from mscsp.estimators.limited import MAX_SOLUTIONS
 from mscsp.estimators.mcmc import MAX_SWEEPS
 from mscsp.estimators.sampling import MAX_SAMPLES
-from mscsp.positions import sample_positions
+from mscsp.evaluation.benchmark import load_entries
+from mscsp.evaluation.played_positions import sample_positions
 
 #: The estimators whose name carries a number, and the most each takes.
 NUMBERED = {

@@ -27,11 +27,11 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
 import mscsp  # noqa: E402
 from mscsp.backends import BACKENDS  # noqa: E402
 from mscsp.cli import main  # noqa: E402
+from mscsp.display.heatmap import COLOUR_STOPS  # noqa: E402
+from mscsp.display.render import solution_json  # noqa: E402
 from mscsp.errors import BackendUnavailableError  # noqa: E402
 from mscsp.game import PRESETS  # noqa: E402
-from mscsp.heatmap import COLOUR_STOPS  # noqa: E402
 from mscsp.players import PLAYERS, get_player  # noqa: E402
-from mscsp.render import solution_json  # noqa: E402
 from mscsp.web.app import Runner, create_app  # noqa: E402
 from mscsp.web.service import Cost, Limits, error_body  # noqa: E402
 
@@ -351,7 +351,7 @@ def test_loopback_server_refuses_other_host_names():
 
 def test_import_mscsp_does_not_load_the_web_stack():
     code = (
-        "import sys, mscsp, mscsp.cli, mscsp.heatmap; "
+        "import sys, mscsp, mscsp.cli, mscsp.display.heatmap; "
         "print([m for m in ('starlette', 'uvicorn', 'httpx', 'anyio', 'matplotlib') "
         "if m in sys.modules])"
     )

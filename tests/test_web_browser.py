@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import mscsp
-from mscsp.heatmap import cell_rgb
+from mscsp.display.heatmap import cell_rgb
+from mscsp.display.render import solution_json
 from mscsp.players import get_player
-from mscsp.render import solution_json
 
 pytest.importorskip("starlette", reason="the web analyser needs pip install 'mscsp[web]'")
 uvicorn = pytest.importorskip("uvicorn", reason="the web analyser needs pip install 'mscsp[web]'")

@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from mscsp.errors import InvalidInputError, SolverLimitError
-from mscsp.families import lattice
+from mscsp.evaluation.families import lattice
 from mscsp.web.service import ApiError, Limits, solve_request
 
 base_url = browser.base_url

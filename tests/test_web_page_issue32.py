@@ -24,9 +24,9 @@ import pytest
 from test_web_insight import BAD, guess_positions, named_cell  # noqa: E402
 
 import mscsp
+from mscsp.display.render import probability_map
 from mscsp.errors import format_cell
 from mscsp.players import get_player
-from mscsp.render import probability_map
 
 pytest.importorskip("selenium", reason="browser tests need selenium")
 

@@ -9,10 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 import mscsp
-import mscsp.heatmap
+import mscsp.display.heatmap
 from mscsp.cli import main
-from mscsp.estimators import Estimate
-from mscsp.heatmap import (
+from mscsp.display.heatmap import (
     BEST_COLOUR,
     COLOUR_STOPS,
     FLAG_GLYPH_COLOUR,
@@ -21,6 +20,7 @@ from mscsp.heatmap import (
     heat_rgb,
     heatmap_figure,
 )
+from mscsp.estimators import Estimate
 
 image = pytest.importorskip("matplotlib.image", reason="--png needs pip install 'mscsp[plot]'")
 plt = pytest.importorskip("matplotlib.pyplot")
@@ -211,7 +211,7 @@ def test_flags_are_drawn_apart_from_certain_mines(position):
         # The flag glyph: a pennant where a certain mine has none.
         assert pixel(pixels, ax, fc + 0.05, fr - 0.16) == hex_rgb(FLAG_GLYPH_COLOUR)
         assert pixel(pixels, ax, mc + 0.05, mr - 0.16) != hex_rgb(FLAG_GLYPH_COLOUR)
-        assert mscsp.heatmap.palette()["flag"] != mscsp.heatmap.palette()["mine"]
+        assert mscsp.display.heatmap.palette()["flag"] != mscsp.display.heatmap.palette()["mine"]
     finally:
         plt.close(fig)
 

@@ -25,7 +25,7 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
     from starlette.testclient import TestClient
 
 import mscsp  # noqa: E402
-from mscsp.render import solution_json  # noqa: E402
+from mscsp.display.render import solution_json  # noqa: E402
 from mscsp.web.app import Runner, create_app  # noqa: E402
 from mscsp.web.service import Cost, Limits, solve_request  # noqa: E402
 

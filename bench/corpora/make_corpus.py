@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from mscsp.evaluation.played_positions import sample_positions
 from mscsp.game import PRESETS
-from mscsp.positions import sample_positions
 
 #: (preset, positions, seed) making up the corpus.
 MIX = (("beginner", 10, 1), ("intermediate", 15, 2), ("expert", 35, 3))

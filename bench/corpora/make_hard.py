@@ -1,7 +1,7 @@
 """Writes ``bench/corpora/hard.jsonl``: the hard corpus (one wide component per position).
 
 Each line is ``{"board": ..., "family": ..., "name": ...}``; the families are described in
-``mscsp/families.py``. Deterministic: same seeds, same file (a test checks it).
+``mscsp/evaluation/families.py``. Deterministic: same seeds, same file (a test checks it).
 
 Usage: ``python bench/corpora/make_hard.py [OUTPUT]``; then, for example,
 ``mscsp bench --corpus bench/corpora/hard.jsonl --backend dss,sdd --time-limit 20 --out out/hard``.
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mscsp.board import Board
-from mscsp.families import band, game_position, lattice, strip_text, toollib
+from mscsp.evaluation.families import band, game_position, lattice, strip_text, toollib
 
 #: Lattice sizes (rows, cols), each at two mine densities and two seeds.
 LATTICES = ((8, 8), (10, 10), (12, 12), (14, 14), (16, 16), (18, 18), (20, 20), (16, 30))

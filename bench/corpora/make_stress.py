@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mscsp.families import strip_text
+from mscsp.evaluation.families import strip_text
 
 #: Strip widths, each once.
 WIDTHS = (10, 20, 30, 40, 50, 60, 80, 100)

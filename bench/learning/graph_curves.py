@@ -35,7 +35,7 @@ from learners.graph.data import Graphs
 from learners.graph.player import GraphPlayer
 from learners.graph.train import TrainConfig, evaluate, make_predict, train
 from mscsp import COVERED, parse_board
-from mscsp.metrics import cell_errors
+from mscsp.evaluation.metrics import cell_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "bench" / "corpora" / "hard.jsonl"

@@ -31,9 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.players.best_paired import add_game_options, best_config  # noqa: E402
-from mscsp.harness import RunConfig, play_game  # noqa: E402
-from mscsp.outlock import output_lock  # noqa: E402
+from mscsp.evaluation.harness import RunConfig, play_game  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
+from mscsp.runtime.outlock import output_lock  # noqa: E402
 
 #: Stage buckets: share of the safe cells revealed when the guess was made.
 SHARES = (0.25, 0.5, 0.75, 1.0)

@@ -37,16 +37,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mscsp.cli.play import parse_options  # noqa: E402
-from mscsp.game import PRESETS  # noqa: E402
-from mscsp.harness import (  # noqa: E402
+from mscsp.evaluation.harness import (  # noqa: E402
     RunConfig,
     RunLog,
     check_player_options,
     play_game,
     wilson,
 )
-from mscsp.outlock import output_lock  # noqa: E402
+from mscsp.game import PRESETS  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
+from mscsp.runtime.outlock import output_lock  # noqa: E402
 
 
 class WatchedBest(BestPlayer):

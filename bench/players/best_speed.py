@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mscsp.cli.play import parse_options  # noqa: E402
+from mscsp.evaluation.harness import RunConfig, play_game  # noqa: E402
 from mscsp.game import PRESETS, Game  # noqa: E402
-from mscsp.harness import RunConfig, play_game  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
 
 

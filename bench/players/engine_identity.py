@@ -13,9 +13,9 @@ import argparse
 import json
 import time
 
-from mscsp import compiled
+from mscsp.engine import compiled
+from mscsp.evaluation.harness import RunConfig, play_game, play_on_engine
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game, play_on_engine
 from mscsp.players import get_player
 
 RULES = [("safe", "corner"), ("opening", "center"), ("any", "random")]

@@ -29,8 +29,8 @@ from pathlib import Path
 
 def one_round(strategy: str, preset: str, games: int, seed: int) -> dict:
     """Plays ``games`` games in this process; CPU seconds and wins."""
+    from mscsp.evaluation.harness import RunConfig, play_game
     from mscsp.game import PRESETS, Game
-    from mscsp.harness import RunConfig, play_game
     from mscsp.players import get_player
 
     config = RunConfig(strategy, *PRESETS[preset], seed=seed)
@@ -49,9 +49,10 @@ def one_round(strategy: str, preset: str, games: int, seed: int) -> dict:
 def recorded_games(strategy: str, preset: str, games: int, seed: int) -> list[str]:
     """Plays ``games`` games; per game, a digest of every cell it uncovered, in order (the
     game's own record), and of the result (clicks counted, guesses, outcome)."""
-    from mscsp import compiled, harness
+    from mscsp.engine import compiled
+    from mscsp.evaluation import harness
+    from mscsp.evaluation.harness import RunConfig, play_game
     from mscsp.game import PRESETS
-    from mscsp.harness import RunConfig, play_game
     from mscsp.players import get_player
 
     played = []

@@ -1,16 +1,17 @@
 """Where a game of ``mscsp play`` spends its time, phase by phase (one core, in process).
 
 Plays the harness's games (same seeds, same first click) with a CSP player, timing each
-phase of :func:`mscsp.harness.play_game` and of the compiled engine's game separately:
+phase of :func:`mscsp.evaluation.harness.play_game` and of the compiled engine's game separately:
 
 * set-up: the game's seeds, generators and :class:`~mscsp.game.Game`;
 * first click: mine placement and the flood fill of the first reveal;
-* engine set-up: the engine's arrays (:class:`~mscsp.compiled_play.CompiledGame`);
+* engine set-up: the engine's arrays (:class:`~mscsp.engine.compiled_play.CompiledGame`);
 * engine: the compiled turns (single-point rules, reduction, counts, csp-minprob's guesses,
   flood fills), in numba;
 * Python turns: the turns the engine hands back (counts beyond 64 bits weighed with Python
   integers, components too large for the kernel, and every guess of ``best``);
-* result: writing the outcome back into the game and the :class:`~mscsp.harness.GameResult`.
+* result: writing the outcome back into the game and the
+:class:`~mscsp.evaluation.harness.GameResult`.
 
 The sum is compared with the same games through ``play_game`` itself. Start-up (Python,
 imports, loading the kernel from numba's cache) and the CLI's log and summary are the
@@ -28,10 +29,10 @@ import time
 
 import numpy as np
 
-from mscsp import compiled
-from mscsp.compiled_play import CompiledGame
+from mscsp.engine import compiled
+from mscsp.engine.compiled_play import CompiledGame
+from mscsp.evaluation.harness import GameResult, RunConfig, game_seeds, play_game
 from mscsp.game import PRESETS, Game, first_move
-from mscsp.harness import GameResult, RunConfig, game_seeds, play_game
 from mscsp.players import get_player
 
 PHASES = ("set-up", "first click", "engine set-up", "engine", "Python turns", "result")

@@ -13,8 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
-from mscsp.harness import RunConfig, run
-from mscsp.outlock import output_lock
+from mscsp.evaluation.harness import RunConfig, run
+from mscsp.runtime.outlock import output_lock
 
 STRATEGIES = ("sps", "csp-random", "csp-minprob", "csp-edge", "best")
 

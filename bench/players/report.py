@@ -9,8 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
+from mscsp.evaluation.harness import RunLog, Tally
 from mscsp.game import PRESETS
-from mscsp.harness import RunLog, Tally
 from mscsp.players import PLAYERS
 
 RULES = ("classic", "modern")

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mscsp import compiled
+from mscsp.engine import compiled
+from mscsp.evaluation.harness import RunConfig, play_game
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_game
 from mscsp.players.search import BASES, SearchPlayer
 
 

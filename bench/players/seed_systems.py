@@ -3,7 +3,7 @@
     python bench/players/seed_systems.py run [--only NAME ...] [--scale 0.5]
     python bench/players/seed_systems.py table          # markdown rows for docs/seeds.md
 
-Every job is a harness run (``mscsp.harness.run``) logged to
+Every job is a harness run (``mscsp.evaluation.harness.run``) logged to
 ``bench/results/seeds/<job>.jsonl`` and resumed from there, so an interrupted sweep loses
 nothing. All jobs on one board share the run seed, so systems play the same games (paired
 comparisons and sign tests are valid).
@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from mscsp.harness import RunConfig, RunLog, run
+from mscsp.evaluation.harness import RunConfig, RunLog, run
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "seeds"
 SEED = 2026
@@ -102,7 +102,7 @@ def run_jobs(only: list[str], scale: float, workers: int, presets: bool) -> None
 
 def results() -> dict[str, dict]:
     """Per job: wins, games, Wilson interval and the per-game outcomes by index."""
-    from mscsp.harness import Tally
+    from mscsp.evaluation.harness import Tally
 
     out = {}
     for path in sorted(OUT.glob("*.jsonl")):

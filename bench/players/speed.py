@@ -12,10 +12,10 @@ import json
 import time
 from pathlib import Path
 
+from mscsp.evaluation.harness import RunConfig, play_batch
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, play_batch
-from mscsp.outlock import output_lock
 from mscsp.players import PLAYERS
+from mscsp.runtime.outlock import output_lock
 
 #: Games timed per preset; ``best`` plays a fifth as many.
 GAMES = {"beginner": 300, "intermediate": 150, "expert": 100}

@@ -12,8 +12,8 @@ import argparse
 import json
 from pathlib import Path
 
+from mscsp.evaluation.harness import RunConfig, run
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, run
 
 #: The two rules compared in docs/results.md: (first click, first move).
 RULES = {"classic": ("safe", "corner"), "modern": ("opening", "3,3")}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mscsp import Board
-from mscsp.positions import sample_positions
+from mscsp.evaluation.played_positions import sample_positions
 
 
 @dataclass(frozen=True, eq=False)

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import mscsp  # noqa: E402
-from mscsp.families import lattice  # noqa: E402
-from mscsp.positions import game_positions  # noqa: E402
+from mscsp.evaluation.families import lattice  # noqa: E402
+from mscsp.evaluation.played_positions import game_positions  # noqa: E402
 
 #: The hard boards of the backend scenarios: the widest lattices of the hard corpus.
 HARD_NAMES = ("lattice 20x20 d0.4 s0", "lattice 20x20 d0.4 s1")

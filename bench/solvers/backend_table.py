@@ -23,9 +23,9 @@ import sys
 from typing import Any
 
 from mscsp.backends import BACKENDS
-from mscsp.benchmark import load_entries, run_benchmark, select_backends, write_outputs
+from mscsp.evaluation.benchmark import load_entries, run_benchmark, select_backends, write_outputs
+from mscsp.evaluation.played_positions import sample_positions
 from mscsp.game import PRESETS
-from mscsp.positions import sample_positions
 
 
 def markdown(header: list[str], rows: list[list[object]]) -> str:

@@ -3,7 +3,7 @@ cell (a position's time over its certain cells; median and p95), the solve exclu
 the kinds of step found.
 
 Usage: ``python bench/solvers/explain_speed.py [--positions 100] [--seed 1]``. Positions come from
-seeded CSP-played expert games (:func:`mscsp.positions.sample_positions`).
+seeded CSP-played expert games (:func:`mscsp.evaluation.played_positions.sample_positions`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections import Counter
 import numpy as np
 
 from mscsp import solve
+from mscsp.evaluation.played_positions import sample_positions
 from mscsp.explain import explain_certain
-from mscsp.positions import sample_positions
 
 
 def main() -> None:

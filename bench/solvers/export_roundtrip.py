@@ -19,14 +19,14 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from mscsp.benchmark import CorpusEntry, load_entries
 from mscsp.bigint import from_decimal
 from mscsp.errors import MscspError
+from mscsp.evaluation.benchmark import CorpusEntry, load_entries
+from mscsp.evaluation.played_positions import sample_positions
 from mscsp.export import export
 from mscsp.export.check import count_file
 from mscsp.export.index import read_index
 from mscsp.game import PRESETS
-from mscsp.positions import sample_positions
 
 HARD = Path(__file__).resolve().parents[1] / "corpora" / "hard.jsonl"
 

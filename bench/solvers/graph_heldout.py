@@ -35,7 +35,7 @@ from learners.graph.player import GraphPlayer
 from mscsp import COVERED, parse_board
 from mscsp.errors import InconsistentBoardError, SolverLimitError
 from mscsp.estimators import get_estimator
-from mscsp.metrics import CellErrors, cell_errors, plot_calibration
+from mscsp.evaluation.metrics import CellErrors, cell_errors, plot_calibration
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "hard.jsonl"
 #: The corpus's family names mapped to the training families they extend.

@@ -23,8 +23,8 @@ from mscsp.backends import get_backend
 from mscsp.backends.order import open_constraints
 from mscsp.board import parse_board
 from mscsp.errors import SolverLimitError
-from mscsp.outlock import output_lock
-from mscsp.positions import sample_positions
+from mscsp.evaluation.played_positions import sample_positions
+from mscsp.runtime.outlock import output_lock
 
 BACKENDS = ("dss", "mdd")
 

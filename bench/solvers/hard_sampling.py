@@ -3,7 +3,7 @@
 Per position: the exact probabilities (``mdd``, timed, and ``dss``, timed), then each
 approximate method's time and its largest and mean absolute error over the covered cells:
 
-* ``sample``: :func:`mscsp.sampling.sample_layouts`, exactly uniform whole-board layouts
+* ``sample``: :func:`mscsp.layouts.sample_layouts`, exactly uniform whole-board layouts
   drawn from the compiled diagrams (``--samples`` of them);
 * ``approxmc``: the ``approxmc`` backend (ApproxMC counts, UniGen samples per mine total);
 * ``csp-limited``: the seed paper's limited traversal (100 solutions, 300 tree edges per
@@ -34,10 +34,10 @@ from mscsp import solve
 from mscsp.backends import get_backend
 from mscsp.board import format_board, parse_board
 from mscsp.errors import SolverLimitError
-from mscsp.outlock import output_lock
+from mscsp.evaluation.played_positions import sample_positions
+from mscsp.layouts import sample_layouts
 from mscsp.players.limited import CspLimitedPlayer
-from mscsp.positions import sample_positions
-from mscsp.sampling import sample_layouts
+from mscsp.runtime.outlock import output_lock
 
 METHODS = ("dss", "mdd", "sample", "approxmc", "csp-limited")
 #: A small position every child solves first, untimed.

@@ -12,9 +12,9 @@ import json
 import time
 from pathlib import Path
 
+from mscsp.evaluation.harness import RunConfig, Tally, play_batch
 from mscsp.game import PRESETS
-from mscsp.harness import RunConfig, Tally, play_batch
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 #: (strategy, options): caps from tiny to generous, then exact counting.
 SETTINGS = [

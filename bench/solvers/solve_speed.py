@@ -1,6 +1,7 @@
 """Times ``mscsp.solve`` on positions from real games at every stage of play.
 
-Plays seeded games with the exact min-probability player (``mscsp.positions``), collects
+Plays seeded games with the exact min-probability player (``mscsp.evaluation.played_positions``),
+collects
 every position, then times ``solve`` on each (best of ``--repeat`` runs, to damp noise from
 other processes) and writes a Markdown table.
 
@@ -17,8 +18,8 @@ import numpy as np
 
 import mscsp
 from mscsp.backends import get_backend
+from mscsp.evaluation.played_positions import game_positions
 from mscsp.game import PRESETS
-from mscsp.positions import game_positions
 
 
 def time_preset(name: str, games: int, seed: int, repeat: int, backend: str) -> dict:

@@ -1,7 +1,8 @@
 """Does every backend stop at its time limit? The worst overrun per backend and limit.
 
 Every available backend solves every position of the hard corpus (``bench/corpora/hard.jsonl``)
-and a few 40x40 lattices (``mscsp/families.py``) with ``time_limit=1``; the largest position of
+and a few 40x40 lattices (``mscsp/evaluation/families.py``) with ``time_limit=1``; the largest
+position of
 each family and the lattices again with ``time_limit=3`` (the whole corpus at both limits
 would take about half an hour on two cores, and a position answered within 1 s needs no
 second run). Each solve goes through :func:`mscsp.solve` in this process, as a user's call
@@ -27,7 +28,7 @@ from mscsp import solve  # noqa: E402
 from mscsp.backends import BACKENDS  # noqa: E402
 from mscsp.board import Board, parse_board  # noqa: E402
 from mscsp.errors import SolverLimitError  # noqa: E402
-from mscsp.families import lattice  # noqa: E402
+from mscsp.evaluation.families import lattice  # noqa: E402
 
 #: The 40x40 lattices added to the corpus: (density, seed).
 LATTICES_40 = ((0.2, 0), (0.2, 1), (0.4, 0))

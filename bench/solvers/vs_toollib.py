@@ -1,6 +1,7 @@
 """``mscsp.solve`` against the Rust crate ``ms_toollib`` on positions from real games.
 
-Plays seeded games with the exact min-probability player (``mscsp.positions``, first click
+Plays seeded games with the exact min-probability player (``mscsp.evaluation.played_positions``,
+first click
 in the top-left corner), keeps every position, and times both solvers on each one in the
 same process, alternating which goes first, best of ``--repeat`` runs each. Positions are
 split by stage (the share of safe cells already revealed: opening < 1/3 <= middle < 2/3 <=
@@ -20,11 +21,11 @@ import time
 import numpy as np
 
 import mscsp
-from mscsp import compiled
 from mscsp.backends import get_backend
 from mscsp.board import COVERED, FLAG, Board
+from mscsp.engine import compiled
+from mscsp.evaluation.played_positions import game_positions
 from mscsp.game import PRESETS
-from mscsp.positions import game_positions
 from mscsp.solver import CountCache
 
 STAGES = ("opening", "middle", "end")
@@ -100,7 +101,7 @@ def time_corpus(path: str, repeat: int) -> list[str]:
     """One row per board of a corpus (JSONL, as ``mscsp bench`` reads), both solvers."""
     import ms_toollib
 
-    from mscsp.benchmark import load_corpus
+    from mscsp.evaluation.benchmark import load_corpus
 
     counter = get_backend("dss")
     lines = [

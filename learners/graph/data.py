@@ -7,7 +7,7 @@ same numbers; every cell of a group has the same odds), one node per number stil
 an edge where a group touches a number, and per board the mines left and the covered cells
 next to no number (the free cells, which share what the frontier leaves).
 
-The training positions are drawn by seed from the families of :mod:`mscsp.families`
+The training positions are drawn by seed from the families of :mod:`mscsp.evaluation.families`
 (:data:`TRAIN_FAMILIES`, smaller than the hard corpus's held-out boards) and labelled with
 the exact odds of the default counting backend; :func:`make_dataset` writes them as one
 ``.npz`` with every graph concatenated (:class:`Graphs`), so training never calls a solver.
@@ -23,7 +23,7 @@ import numpy as np
 
 from mscsp.errors import InvalidInputError
 from mscsp.estimators.bp import FactorGraph, factor_graph
-from mscsp.families import Setting
+from mscsp.evaluation.families import Setting
 from mscsp.validate import check_int
 
 #: Features of a group node, a number node and an edge (see :func:`encode`).

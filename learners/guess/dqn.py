@@ -27,8 +27,8 @@ import numpy as np
 import optax
 from flax import nnx
 
-from mscsp.outlock import output_lock
 from mscsp.players.csp import edge_heuristic
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import Progress, artefact, episode_seed, write_json
 from ..nets.models import build

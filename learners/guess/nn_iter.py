@@ -17,7 +17,7 @@ import numpy as np
 import optax
 from flax import nnx, serialization
 
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import Progress, artefact, write_atomic, write_json
 from ..nets.models import build

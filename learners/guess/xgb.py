@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.inputs import read_bounded
+from mscsp.trust.inputs import read_bounded
 
 from ..artefacts import MAX_MODEL_BYTES, Progress, artefact, write_json
 from .common import FEATURES, EdgePlayer, GuessState, RankingPlayer, classification_rows, features

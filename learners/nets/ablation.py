@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 RESULT_FILE = "ablation.json"
 LABELS = ("exact", "mines")
@@ -62,7 +62,7 @@ def run_ablation(cfg: AblationConfig, log=print) -> list[dict[str, Any]]:
 
     Raises:
         InvalidInputError: ``OUT`` holds an ablation of other settings, or a run does.
-        OutputLockedError: Another process is writing ``OUT`` (:mod:`mscsp.outlock`).
+        OutputLockedError: Another process is writing ``OUT`` (:mod:`mscsp.runtime.outlock`).
     """
     from .data import _write_json
     from .evaluate import play_lockstep

@@ -26,8 +26,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.harness import check_executor, parallel_map
-from mscsp.outlock import output_lock
+from mscsp.runtime.executors import check_executor, parallel_map
+from mscsp.runtime.outlock import output_lock
 
 from .channels import OFF_BOARD, extra_inputs
 
@@ -107,8 +107,8 @@ def csp_move(solution: Any) -> list[tuple[int, int]]:
 def play_positions(spec: GenSpec, seed: int, backend: Any) -> Iterator[tuple[Any, Any, np.ndarray]]:
     """Plays one CSP game, yielding ``(board, solution, mine layout)`` before each turn."""
     from mscsp import Game
+    from mscsp.evaluation.played_positions import solved_positions
     from mscsp.game import first_move
-    from mscsp.positions import solved_positions
 
     game = Game(spec.rows, spec.cols, spec.mines, seed=seed, first_click=spec.first_click)
     # Its own stream (not the layout's), fixed by the game seed: "random" first moves too are
@@ -287,7 +287,7 @@ def generate(
 
     Game ``i`` uses seed ``seed + i``; shard ``k`` holds games ``k * games_per_shard`` onwards,
     so the shards are the same whatever ``workers`` and ``executor`` (``"process"``: local
-    processes, ``"ray"``: Ray tasks; see :func:`mscsp.harness.parallel_map`).
+    processes, ``"ray"``: Ray tasks; see :func:`mscsp.runtime.executors.parallel_map`).
     The directory records its settings in ``data.json``: a rerun with the same settings
     keeps every finished shard and plays only the missing games (a larger ``games``
     extends the run); other settings are refused, so a directory never mixes two kinds of
@@ -302,7 +302,7 @@ def generate(
 
     Raises:
         InvalidInputError: The directory holds data of other settings, or an unknown executor.
-        OutputLockedError: Another process is writing ``out_dir`` (:mod:`mscsp.outlock`).
+        OutputLockedError: Another process is writing ``out_dir`` (:mod:`mscsp.runtime.outlock`).
         BackendUnavailableError: ``executor="ray"`` without Ray installed.
     """
     import click
@@ -415,8 +415,6 @@ def with_extra_inputs(
     computing once. Exact 0/1 and count values survive float16 (counts are below 2,048).
     """
     from dataclasses import replace
-
-    from mscsp.harness import parallel_map
 
     if not inputs:
         return positions

@@ -1,9 +1,9 @@
 """Evaluation of a checkpoint: a thin view over the estimators' harness and metrics.
 
 Accuracy against the exact probabilities, its calibration table and plot are
-:mod:`mscsp.metrics` (the definitions ``mscsp bench`` uses); batched throughput is
-:func:`mscsp.benchmark.batched_throughput` on the model as an estimator
-(:mod:`mscsp.estimators`); the Wilson interval is :func:`mscsp.harness.wilson`. What is
+:mod:`mscsp.evaluation.metrics` (the definitions ``mscsp bench`` uses); batched throughput is
+:func:`mscsp.evaluation.benchmark.batched_throughput` on the model as an estimator
+(:mod:`mscsp.estimators`); the Wilson interval is :func:`mscsp.evaluation.harness.wilson`. What is
 the learners' own: :func:`decisions` (how good the moves the predictions lead to are), and
 games played with :class:`mscsp.Game` directly (classic rule: safe first click in the
 corner) one by one or in lockstep with batched inference, on the seeds the training loops
@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mscsp.harness import wilson
+from mscsp.evaluation.harness import wilson
 
 from .data import Positions, csp_move
 from .player import choose_moves
@@ -195,13 +195,14 @@ def evaluate_checkpoint(
         games: Games per preset (learner sequential, learner lockstep, and csp if asked).
         csp: Also play ``csp-minprob`` on the same games.
         lockstep: Also time the learner playing all games in lockstep (batched inference).
-        plots: Directory for ``reliability.png`` (:func:`mscsp.metrics.plot_calibration`).
+        plots: Directory for ``reliability.png``
+        (:func:`mscsp.evaluation.metrics.plot_calibration`).
         seed: Seed of the first game.
     """
-    from mscsp.benchmark import batched_throughput
     from mscsp.board import Board
     from mscsp.estimators import get_estimator
-    from mscsp.metrics import cell_errors, plot_calibration
+    from mscsp.evaluation.benchmark import batched_throughput
+    from mscsp.evaluation.metrics import cell_errors, plot_calibration
 
     from .data import load
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import model_path
 from ..registry import SYSTEMS, get_system, player_factory
@@ -314,7 +314,7 @@ def run_rounds(
     Raises:
         InvalidInputError: Settings that differ from the run directory's, a bad checkpoint,
             or missing base data.
-        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.outlock`).
+        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.runtime.outlock`).
     """
     from .train import MODEL_FILE, TrainConfig, train
 

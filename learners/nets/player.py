@@ -29,10 +29,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mscsp.board import COVERED, FLAG, Board, neighbour_counts, neighbour_sum
-from mscsp.deadline import Deadline
 from mscsp.deduce import deduce as deduce_cells
 from mscsp.errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from mscsp.players.base import Cell, Player
+from mscsp.runtime.deadline import Deadline
 
 from ..artefacts import DEFAULT_MODEL, model_path
 from ..classic.data import perimeter

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 RESULT_FILE = "sweep.json"
 
@@ -40,7 +40,7 @@ def run_sweep(
 
     Raises:
         InvalidInputError: An unknown config, or a run directory of other settings.
-        OutputLockedError: Another process is writing ``out`` (:mod:`mscsp.outlock`).
+        OutputLockedError: Another process is writing ``out`` (:mod:`mscsp.runtime.outlock`).
     """
     from .evaluate import evaluate_checkpoint
     from .models import CONFIGS, build, config_inputs, count_params, receptive_radius

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import environment, write_json
 
@@ -108,7 +108,7 @@ def train_recipe(
     Raises:
         InvalidInputError: An unknown override, or a board the model cannot take.
         OutputLockedError: Another process is training ``recipe`` into ``out``
-            (:mod:`mscsp.outlock`).
+            (:mod:`mscsp.runtime.outlock`).
     """
     from .data import GenSpec, directory_totals, generate
     from .models import CONFIGS

@@ -29,7 +29,7 @@ import optax
 from flax import nnx, serialization
 
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import model_path
 from ..classic.data import perimeter
@@ -230,12 +230,12 @@ def accuracy(pred: np.ndarray, positions: Positions) -> dict[str, float]:
 
     Returns:
         ``mae`` and ``max_err`` vs exact probabilities, ``logloss_exact`` (cross-entropy
-        against exact probabilities): :mod:`mscsp.metrics`' ``mean_abs_diff``,
+        against exact probabilities): :mod:`mscsp.evaluation.metrics`' ``mean_abs_diff``,
         ``max_abs_diff`` and ``log_loss`` under the names the training logs use; then
         ``logloss_mines`` (against the true layout) and the exact solver's own
         ``entropy_exact`` (the floor of ``logloss_exact``).
     """
-    from mscsp.metrics import EPS, cell_errors
+    from mscsp.evaluation.metrics import EPS, cell_errors
 
     covered = positions.cells == -1
     errors = cell_errors(pred.astype(np.float64), positions.probs, covered).summary()
@@ -511,7 +511,7 @@ def train(
     Raises:
         InvalidInputError: Unknown model, labels or cells, no data, or a saved run with other
             settings.
-        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.outlock`).
+        OutputLockedError: Another process is writing ``cfg.out`` (:mod:`mscsp.runtime.outlock`).
     """
     if cfg.model not in CONFIGS:
         raise InvalidInputError(f"unknown model {cfg.model!r}; choose from {', '.join(CONFIGS)}")

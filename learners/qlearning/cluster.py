@@ -24,8 +24,8 @@ import numpy as np
 
 from mscsp import Board
 from mscsp.board import COVERED
-from mscsp.outlock import output_lock
 from mscsp.players.base import Cell, Player
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import Progress, artefact, episode_seed, write_json
 from ..classic.data import OUT_OF_BOUNDS

@@ -22,8 +22,8 @@ import numpy as np
 from mscsp import Board
 from mscsp.board import COVERED
 from mscsp.errors import InvalidInputError
-from mscsp.outlock import output_lock
 from mscsp.players.base import Cell, Player
+from mscsp.runtime.outlock import output_lock
 
 from ..artefacts import Progress, artefact, episode_seed, shipped, write_json
 from ..classic.data import perimeter

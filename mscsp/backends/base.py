@@ -9,8 +9,8 @@ from importlib import metadata
 from typing import Any, ClassVar
 
 from ..constraints import Component, ComponentCount
-from ..deadline import current
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from ..runtime.deadline import current
 from ..validate import check_max_solutions, check_time_limit
 from .decision import Decision, Finder, decide_by_search, decide_from_counts
 
@@ -25,7 +25,7 @@ class Backend(ABC):
     Args:
         time_limit: Seconds allowed per component (``None``: no limit). Inside
             :func:`mscsp.solve` a component gets no more than what is left of the solve's
-            own limit (:meth:`mscsp.deadline.Deadline.applied`).
+            own limit (:meth:`mscsp.runtime.deadline.Deadline.applied`).
         max_solutions: Cap on enumerated solutions per component, for enumerating backends.
         **options: Backend-specific options (for example a sub-solver name).
     """

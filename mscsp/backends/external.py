@@ -24,7 +24,7 @@ binomial bounds and a recount of small components by ``dss`` must hold
 
 Limits: the time limit is the component's (a counter still running at it is killed with
 its whole process group: :class:`~mscsp.errors.SolverLimitError`); ``memory_mb`` caps each
-run's data segment (``RLIMIT_DATA``, as :mod:`mscsp.memlimit` does for workers), and a run
+run's data segment (``RLIMIT_DATA``, as :mod:`mscsp.runtime.memlimit` does for workers), and a run
 that dies of it is a :class:`~mscsp.errors.MemoryLimitError`. A counter that crashes, prints
 no count, an approximate or unreadable one, or contradicts itself is an
 :class:`~mscsp.errors.InvalidInputError` naming the command and the file's query: never
@@ -51,8 +51,8 @@ from typing import Any
 from ..bigint import from_decimal
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError, MemoryLimitError, WrongCountError
-from ..inputs import read_bounded
-from ..memlimit import died_of_memory
+from ..runtime.memlimit import died_of_memory
+from ..trust.inputs import read_bounded
 from .base import Backend
 from .checked import check_count
 

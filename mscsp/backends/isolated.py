@@ -34,7 +34,7 @@ from functools import cache
 from typing import TypeVar
 
 from ..errors import MemoryLimitError, MscspError, SolverLimitError
-from ..memlimit import MEMORY_SIGNALS
+from ..runtime.memlimit import MEMORY_SIGNALS
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ count ``x`` of the level's group. Here it is *compiled* first, a whole level at 
 array operations (:func:`compile_mdd`): every node's feasible counts from the DSS bounds,
 the expanded edges, their next states merged with one ``numpy.unique``. The result is a
 layered multi-valued decision diagram (MDD) that the counter and the sampler
-(:mod:`mscsp.sampling`) both read.
+(:mod:`mscsp.layouts`) both read.
 
 Counting then avoids Python big integers altogether. Every count is a polynomial in the
 number of mines of degree at most ``kmax``; on complete paths only the totals

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from ..bench_runs import RunsLog
-from ..benchmark import (
+from ..evaluation.bench_runs import RunsLog
+from ..evaluation.benchmark import (
     CorpusEntry,
     default_memory_limit,
     load_entries,
@@ -20,9 +20,9 @@ from ..benchmark import (
     win_rates,
     write_outputs,
 )
+from ..evaluation.played_positions import sample_positions
 from ..game import PRESETS
-from ..outlock import output_lock
-from ..positions import sample_positions
+from ..runtime.outlock import output_lock
 from .options import (
     AsciiInt,
     json_option,
@@ -51,7 +51,7 @@ LEGEND = (
     ("max |dp|", "largest probability difference from the reference (0 when exact)"),
 )
 
-#: Columns of the accuracy table (definitions in mscsp.metrics and docs/estimators.md).
+#: Columns of the accuracy table (definitions in mscsp.evaluation.metrics and docs/estimators.md).
 ACCURACY_LEGEND = (
     ("mean |dp|", "mean |estimate - exact| over the covered cells"),
     ("brier", "mean (estimate - exact)^2"),

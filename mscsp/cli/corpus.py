@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from ..errors import InvalidInputError
-from ..families import DENSITY, FAMILIES, sweep
-from ..outlock import output_lock
+from ..evaluation.families import DENSITY, FAMILIES, sweep
+from ..runtime.outlock import output_lock
 from .options import (
     AsciiFloat,
     AsciiInt,

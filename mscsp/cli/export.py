@@ -8,14 +8,14 @@ from dataclasses import asdict
 
 import click
 
-from ..benchmark import CorpusEntry, load_entries
 from ..board import parse_board
+from ..evaluation.benchmark import CorpusEntry, load_entries
+from ..evaluation.played_positions import sample_positions
 from ..export import FORMATS
 from ..export import export as run_export
 from ..export.instances import PER
 from ..export.mcc import ENCODINGS, KINDS
 from ..game import PRESETS
-from ..positions import sample_positions
 from .options import (
     AsciiInt,
     json_option,

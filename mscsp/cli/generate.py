@@ -15,7 +15,7 @@ from ..errors import InvalidInputError
 from ..game import FirstClick
 from ..noguess.certificate import MAX_STEP_NUMBERS
 from ..noguess.generate import Generated, Generator, Settings, Tally, header
-from ..outlock import output_lock
+from ..runtime.outlock import output_lock
 from ..trust.files import open_output
 from .options import (
     AsciiInt,

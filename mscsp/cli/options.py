@@ -19,12 +19,12 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from .. import interrupts
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..board import MAX_CELLS, MAX_SIDE
 from ..errors import InvalidInputError, MscspError
 from ..game import PRESETS, FirstClick
-from ..harness import EXECUTORS
+from ..runtime import interrupts
+from ..runtime.executors import EXECUTORS
 from .vocabulary import MAX_MEMORY_MB, MAX_TIME_LIMIT
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
@@ -280,12 +280,12 @@ def exit_interrupted(hint: str = "") -> NoReturn:
 
 def reports_errors(func: Callable) -> Callable:
     """Turns :class:`MscspError` into a one-line message and its exit code (no traceback),
-    and Ctrl-C into exit 130, never lost (:mod:`mscsp.interrupts`)."""
+    and Ctrl-C into exit 130, never lost (:mod:`mscsp.runtime.interrupts`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            with interrupts.kept():  # (from the start: see mscsp.interrupts)
+            with interrupts.kept():  # (from the start: see mscsp.runtime.interrupts)
                 return func(*args, **kwargs)
         except MscspError as exc:
             click.echo(f"mscsp: error: {exc}", err=True)

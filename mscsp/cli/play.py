@@ -10,9 +10,9 @@ import click
 from click.core import ParameterSource
 
 from ..errors import InvalidInputError
-from ..harness import RunConfig, RunLog, Summary, run
-from ..outlock import output_lock
+from ..evaluation.harness import RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
+from ..runtime.outlock import output_lock
 from .options import (
     AsciiInt,
     backend_option,

@@ -9,6 +9,8 @@ import click
 
 from ..board import MAX_TEXT, Board, parse_board
 from ..contradiction import explained
+from ..display.heatmap import save_png
+from ..display.render import format_probability, probability_map, shown_probabilities, solution_json
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..estimators import (
     CountingEstimator,
@@ -18,10 +20,8 @@ from ..estimators import (
     run_report,
 )
 from ..explain import explain, parse_cells
-from ..heatmap import save_png
-from ..inputs import read_bounded
 from ..probabilities import Solution
-from ..render import format_probability, probability_map, shown_probabilities, solution_json
+from ..trust.inputs import read_bounded
 from .options import (
     backend_option,
     json_option,

@@ -7,9 +7,8 @@ import sys
 
 import click
 
+from ..display.render import format_probability
 from ..errors import BackendUnavailableError, MscspError
-from ..inputs import read_bounded
-from ..render import format_probability
 from ..replay import (
     FORMATS,
     MAX_BYTES,
@@ -20,6 +19,7 @@ from ..replay import (
     read_replay,
 )
 from ..trust.escape import terminal_text
+from ..trust.inputs import read_bounded
 from .options import (
     AsciiInt,
     backend_option,

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..errors import InvalidInputError
-from ..outlock import output_lock
+from ..runtime.outlock import output_lock
 from ..trust.escape import terminal_text
 from ..trust.files import open_output, refuse_link
 from .progress import Progress
@@ -105,8 +105,8 @@ def _rate_all(
     those in ``done`` kept, the others rated (and logged)."""
     from itertools import chain
 
-    from ..harness import parallel_map
     from ..replay.archive import analyse_task, plan
+    from ..runtime.executors import parallel_map
 
     records, ready, units = plan(files, done)
     todo = [(unit, backend, time_limit, endgame_layouts, pluck) for unit in units]

@@ -10,10 +10,10 @@ import numpy as np
 from ..backends import get_backend
 from ..board import COVERED, FLAG, Board, parse_board
 from ..contradiction import explained
+from ..display.render import probability_map
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..estimators import Estimate
-from ..render import probability_map
-from ..sampling import sample_layouts
+from ..layouts import sample_layouts
 from .options import (
     AsciiInt,
     backend_option,

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..board import Board
 from ..constraints import build_system
-from ..deadline import Deadline
 from ..errors import InconsistentBoardError, InvalidInputError, InvalidTypeError
 from ..reduce import reduce_system
+from ..runtime.deadline import Deadline
 from .base import Estimator, EstimatorKind, on_board, whole_arg
 
 #: Sweeps when the spec gives no ``ITERS``.

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..board import Board
-from ..deadline import Deadline
 from ..errors import InconsistentBoardError, SolverLimitError
+from ..runtime.deadline import Deadline
 from .base import Estimator, EstimatorKind, whole_arg
 from .bp import FactorGraph, factor_graph
 

@@ -1,6 +1,6 @@
 """``sampler:N``: the exact uniform sampler's probabilities from ``N`` layouts.
 
-See :mod:`mscsp.sampling`: every consistent layout is equally likely, so the only error is
+See :mod:`mscsp.layouts`: every consistent layout is equally likely, so the only error is
 statistical (within ``sqrt(ln(2 / delta) / (2 N))`` with probability ``1 - delta``).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..board import Board
-from ..sampling import sample_layouts
+from ..layouts import sample_layouts
 from .base import Estimator, EstimatorKind, on_board, whole_arg
 
 #: Layouts drawn when the spec gives no ``N``.

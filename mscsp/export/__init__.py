@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from ..backends import DEFAULT_BACKEND, get_backend
-from ..benchmark import CorpusEntry
 from ..bigint import to_decimal
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
-from ..inputs import read_bounded
-from ..outlock import output_lock
+from ..evaluation.benchmark import CorpusEntry
+from ..runtime.outlock import output_lock
 from ..trust.files import open_output, refuse_link, remove_regular
+from ..trust.inputs import read_bounded
 from ..trust.jsonl import loads_bounded
 from . import lp, mcc, mzn, opb
 from .index import INDEX, MAX_INDEX_BYTES, index_line

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..inputs import read_bounded
+from ..trust.inputs import read_bounded
 
 INDEX = "index.jsonl"
 KINDS = ("pmc", "wmc", "opb", "mzn", "lp")

@@ -14,9 +14,9 @@ from typing import NamedTuple
 from ..backends.base import Backend
 from ..board import Board
 from ..constraints import Cell, Component, build_system
-from ..deadline import Deadline
 from ..probabilities import multiply
 from ..reduce import reduce_system
+from ..runtime.deadline import Deadline
 
 #: How an export splits a position: one system per component, or the whole frontier.
 PER = ("component", "position")

@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from ..backends.cnf import exactly
 from ..errors import InvalidInputError
-from ..inputs import read_bounded
 from ..trust.escape import comment_line
+from ..trust.inputs import read_bounded
 from .instances import CellSystem
 
 SUFFIX = ".cnf"

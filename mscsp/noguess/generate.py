@@ -376,8 +376,8 @@ class _Play:
     def exact(self) -> bool:
         """One step by the exact forcing set of a certain cell; whether one was found."""
         from ..board import COVERED, FLAG, Board
-        from ..deadline import Deadline
         from ..explain import _Position, explain_cell
+        from ..runtime.deadline import Deadline
         from ..solver import solve
 
         gen, state, numbers = self.gen, self.state, self.numbers

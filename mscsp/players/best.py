@@ -44,8 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import compiled, compiled_play
 from ..board import COVERED, FLAG, Board, check_board, neighbour_sum
+from ..engine import compiled, compiled_play
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory, isolated_regions
@@ -241,14 +241,14 @@ class BestPlayer(CspPlayer):
     @property
     def engine_looks_ahead(self) -> bool:  # type: ignore[override]
         """Whether the compiled engine makes the guesses where none of the rules before the
-        look-ahead may apply (:func:`mscsp._lookahead.rules_may_apply`), handing the others
+        look-ahead may apply (:func:`mscsp.engine._lookahead.rules_may_apply`), handing the others
         to :meth:`guess`: there the guess is the look-ahead's alone, which the engine makes
         as :class:`~mscsp.players.lookahead.LookaheadPlayer` does. Not at depth 2, without
         ``implied``, nor for a subclass that guesses its own way."""
         return type(self) is BestPlayer and self.depth == 1 and self.implied
 
     def engine_settings(self) -> tuple[float, ...]:
-        """The engine's look-ahead settings (:class:`mscsp.compiled_play.Lookahead`)."""
+        """The engine's look-ahead settings (:class:`mscsp.engine.compiled_play.Lookahead`)."""
         layouts = float(min(self.tree_layouts, compiled.LAYOUTS_CAP))
         return (self.tolerance, self.progress_weight, self.blend, 1.0, layouts)
 
@@ -431,7 +431,7 @@ class BestPlayer(CspPlayer):
         memory: GameSession | None = None,
     ) -> list[Probe] | None:
         """The look-ahead's probes of ``cells`` in turn by one call of compiled code
-        (:func:`mscsp.compiled.probes`), up to the first cell it hands back (``[]``: the
+        (:func:`mscsp.engine.compiled.probes`), up to the first cell it hands back (``[]``: the
         first); ``None`` where it cannot run (a subclass that probes or scores its own way
         keeps :meth:`probe`, one cell at a time).
 
@@ -649,7 +649,7 @@ class BestPlayer(CspPlayer):
     def probe_compiled(
         self, flagged: Board, solution: Solution, cell: Cell, beat: float | None = None
     ) -> Probe | None:
-        """:meth:`probe` by the compiled kernel (:func:`mscsp.compiled.probe`), or ``None``
+        """:meth:`probe` by the compiled kernel (:func:`mscsp.engine.compiled.probe`), or ``None``
         where it hands the cell back; the outcomes' probabilities are within about 1e-13 of
         the exact ones."""
         found = compiled.probe(
@@ -665,7 +665,7 @@ class BestPlayer(CspPlayer):
 
     @staticmethod
     def _probe_of(cell: Cell, solution: Solution, found: tuple) -> Probe:
-        """The :class:`Probe` of a compiled probe's answer (:func:`mscsp.compiled.probe`)."""
+        """The :class:`Probe` of a compiled probe's answer (:func:`mscsp.engine.compiled.probe`)."""
         survive, progress, complete, results, next_cell, implied = found
         safety = 1.0 - float(solution.probabilities[cell])
         if not complete:

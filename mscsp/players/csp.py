@@ -20,9 +20,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import compiled_play
 from ..backends import DEFAULT_BACKEND
 from ..board import Board, neighbour_counts
+from ..engine import compiled_play
 from ..errors import InvalidInputError
 from ..game import Game
 from ..probabilities import Solution
@@ -86,13 +86,13 @@ class CspPlayer(Player):
 
     def engine_lookahead(self, rows: int, cols: int, mines: int) -> compiled_play.Lookahead | None:
         """The look-ahead the compiled engine guesses by on a rows x cols board with
-        ``mines`` (``csp-lookahead``'s, :mod:`mscsp._lookahead`); ``None``: the engine
+        ``mines`` (``csp-lookahead``'s, :mod:`mscsp.engine._lookahead`); ``None``: the engine
         hands every guess to :meth:`guess` (unless :attr:`engine_guesses`)."""
         return None
 
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
         """Plays ``game`` as :meth:`next_moves` would, on the compiled engine where it can
-        (:mod:`mscsp.compiled_play`): the engine plays every turn that needs no guess, and
+        (:mod:`mscsp.engine.compiled_play`): the engine plays every turn that needs no guess, and
         hands the guesses to :meth:`guess` (unless it makes them itself)."""
         if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
             return super().play(game, rng)

@@ -16,8 +16,8 @@ from functools import cache
 
 import numpy as np
 
-from .. import compiled
 from ..board import COVERED, FLAG, Board, neighbour_sum
+from ..engine import compiled
 from .base import Cell, neighbours
 
 

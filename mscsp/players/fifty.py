@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import compiled
 from ..backends import Backend
 from ..board import COVERED, FLAG, Board, bordered
+from ..engine import compiled
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
 from ..solver import kernel_solves, solve

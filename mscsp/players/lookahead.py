@@ -5,7 +5,7 @@ few unconstrained representatives), each probed for every number it could show; 
 most likely to survive this click and the next, plus a little progress, is played (or a
 safer cell it implies safe first), as step 4 and 5 of :mod:`mscsp.players.best`. Without
 best's other rules (50/50s, pseudo 50/50s, the endgame search, looming 50/50s) every guess
-fits the compiled engine (:mod:`mscsp._lookahead`), which plays whole games of it, many a
+fits the compiled engine (:mod:`mscsp.engine._lookahead`), which plays whole games of it, many a
 call: between ``csp-minprob`` and ``best`` in strength, near the first in speed.
 """
 

@@ -4,7 +4,7 @@ Rollout policy improvement (Bertsekas; Tesauro and Galperin's backgammon rollout
 ``best``'s look-ahead scores of its top candidates lie within ``gap`` of each other, each of
 those candidates (at most ``width``) is valued by playing the rest of the game from it with
 a fast base policy, on ``samples`` mine layouts drawn exactly uniformly from all those
-consistent with the board (:func:`mscsp.sampling.sample_layouts`): its value is its exact
+consistent with the board (:func:`mscsp.layouts.sample_layouts`): its value is its exact
 chance of being safe times its rollouts' win rate on the layouts where it is safe. The
 candidate of highest value is played; ties go to ``best``'s order. Elsewhere the player is
 ``best``.
@@ -14,7 +14,7 @@ layouts, so the comparison between two candidates is paired and its noise is onl
 layouts on which they differ; without, each candidate draws layouts of its own.
 
 The base policy is ``csp-minprob`` on the compiled engine
-(:func:`mscsp.compiled_play.play_out`: where its exact odds would need Python integers,
+(:func:`mscsp.engine.compiled_play.play_out`: where its exact odds would need Python integers,
 floating-point ones, so that a rollout never waits on Python), or ``best`` itself (for
 comparison: far slower per rollout). Layout seeds come from the game's generator, so the
 same seed plays the same games on any number of workers.
@@ -26,12 +26,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import compiled_play
 from ..board import COVERED, FLAG, Board
+from ..engine import compiled_play
 from ..errors import InvalidInputError
 from ..game import Game, GameState
+from ..layouts import sample_layouts
 from ..probabilities import Solution
-from ..sampling import sample_layouts
 from .base import Cell, Player
 from .best import BestPlayer, Probe
 from .csp import CspMinProbPlayer

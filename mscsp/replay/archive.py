@@ -66,8 +66,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..board import COVERED, Board
 from ..errors import BackendUnavailableError, InvalidInputError, MscspError, SolverLimitError
-from ..inputs import read_bounded
 from ..trust.files import open_output, open_regular
+from ..trust.inputs import read_bounded
 from ..trust.jsonlog import Damaged, read_log, typed
 from . import (
     MAX_BYTES,

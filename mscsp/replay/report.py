@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from statistics import mean
 from typing import Any
 
-from ..harness import wilson
+from ..evaluation.harness import wilson
 from ..trust.escape import csv_cell, html_text, plain_label, plain_text
 
 #: Games in the worst-mistakes list.
@@ -400,7 +400,7 @@ def _pair(value: Any) -> tuple[int, int] | None:
 
 def board_png(mistake: dict[str, Any]) -> tuple[str, str | None]:
     """The board of a worst mistake drawn by the heat map renderer
-    (:func:`mscsp.heatmap.heatmap_figure`) as a PNG data URL, the clicked cell and the
+    (:func:`mscsp.display.heatmap.heatmap_figure`) as a PNG data URL, the clicked cell and the
     safest cell framed; or ``("", why it was not drawn)``.
 
     The board comes from a log anyone can edit: one larger than :data:`MAX_DRAWN_CELLS`
@@ -410,7 +410,7 @@ def board_png(mistake: dict[str, Any]) -> tuple[str, str | None]:
     import base64
 
     from ..board import parse_board
-    from ..heatmap import BEST_COLOUR, CLICK_COLOUR, Mark, save_png
+    from ..display.heatmap import BEST_COLOUR, CLICK_COLOUR, Mark, save_png
     from ..solver import solve
 
     try:

@@ -25,7 +25,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import MemoryLimitError, SolverLimitError
-from ..memlimit import MEMORY_EXIT, died_of_memory, set_ceiling
+from ..runtime.memlimit import MEMORY_EXIT, died_of_memory, set_ceiling
 from .service import ApiError, Handler, Limits, answer, error_answer, naming_board
 
 #: What the ``forkserver`` imports once, so that the workers it forks start with it.

@@ -21,12 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__, compiled
+from .. import __version__
 from ..backends import BACKENDS, DEFAULT_BACKEND, Backend, get_backend
 from ..bigint import fraction_text, to_decimal
 from ..board import COVERED, FLAG, Board, parse_board
 from ..constraints import Component, ComponentCount
 from ..contradiction import explain_contradiction
+from ..display.heatmap import palette
+from ..display.render import solution_json
+from ..engine import compiled
 from ..errors import (
     BackendUnavailableError,
     BoardParseError,
@@ -46,11 +49,9 @@ from ..estimators import (
 )
 from ..explain import explain, parse_cells
 from ..game import PRESETS, BoardSpec, FirstClick, Game
-from ..heatmap import palette
 from ..players import PLAYERS, get_player
 from ..players.best import BestPlayer
 from ..probabilities import Solution
-from ..render import solution_json
 from ..session import GameSession
 from ..solver import kernel_solves, solve
 from ..trust.names import (
@@ -418,7 +419,7 @@ def _kernel_solution(board: Board, backend: str) -> Solution | None:
 def warm_kernel() -> None:
     """Loads the compiled kernel where numba's cache already holds it, and runs it once
     (its first call reads the cache), so that the server's requests do not pay for it.
-    Where it is not cached yet, :func:`mscsp.compiled.ready` compiles it in the background
+    Where it is not cached yet, :func:`mscsp.engine.compiled.ready` compiles it in the background
     after its warm-up, as in any process."""
     if compiled.available() and compiled.stamp().exists() and compiled.load():
         compiled.solve_small(parse_board("3x3x1\n1??\n???\n???\n"))

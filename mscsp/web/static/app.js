@@ -58,7 +58,7 @@ function heatRgb(p) {
 const css = (rgb) => `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`;
 
 function percentLabel(p) {
-  // As the CLI's map rounds (mscsp.render): "<1" and ">99" are never certain. Every
+  // As the CLI's map rounds (mscsp.display.render): "<1" and ">99" are never certain. Every
   // percentage carries "%", so that it never reads as a revealed number.
   if (p === 0) return "✓";
   if (p === 1) return "✗";

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .errors import SolverLimitError
+from ..errors import SolverLimitError
 
 #: The deadline of the solve counting in this context (``None``: none applied).
 _APPLIED: ContextVar[Deadline | None] = ContextVar("mscsp_deadline", default=None)

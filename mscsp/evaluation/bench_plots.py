@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .errors import BackendUnavailableError
-from .trust.escape import plain_label, plain_text
+from ..errors import BackendUnavailableError
+from ..trust.escape import plain_label, plain_text
 
 #: File formats every plot is written in.
 FORMATS = ("png", "svg")
@@ -62,7 +62,7 @@ _LINE_MARKERS = ("o", "s", "^", "D")
 
 
 def cactus(runs: list[dict[str, Any]], stem: Path, time_limit: float | None) -> list[Path]:
-    """Draws the cactus plot of ``runs`` (:attr:`~mscsp.benchmark.BenchResult.runs` rows)
+    """Draws the cactus plot of ``runs`` (:attr:`~mscsp.evaluation.benchmark.BenchResult.runs` rows)
     to ``stem.png`` and ``stem.svg``.
 
     Raises:

@@ -1,4 +1,4 @@
-"""The numba kernel behind :mod:`mscsp.compiled` (imported only where numba is installed).
+"""The numba kernel behind :mod:`mscsp.engine.compiled` (imported only where numba is installed).
 
 Each stage mirrors the pure pipeline's module of the same job, on flat arrays of 64-bit
 integers: :func:`solve_flat` is ``build_system``, ``reduce_system``, ``split_components``,
@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..board import COVERED, FLAG
 from ._kernel_status import (
     APPROX,
     COUNTED,
@@ -26,7 +27,6 @@ from ._kernel_status import (
     SURE_SAFE,
 )
 from ._kernel_ties import merge_ties
-from .board import COVERED, FLAG
 
 #: The 8 neighbour directions, in the order of ``constraints._DIRS``.
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
@@ -280,7 +280,7 @@ def _back_up(d, cur, top, residual, plan_n, plan_c):
 def solve_flat(cells, rows, cols, mines, out, probs, free, odds, stop, approx):
     """Solves the board ``cells`` (flat ``int8`` codes, row-major) holding ``mines`` mines.
 
-    Writes into ``out`` (see :func:`mscsp.compiled.solve_small` for the layout), the
+    Writes into ``out`` (see :func:`mscsp.engine.compiled.solve_small` for the layout), the
     probability map into ``probs``, each covered cell's exact odds into ``odds`` (its
     numerator, then its denominator: a flat array of twice the cells; only on
     :data:`DONE`) and the mask of covered cells next to no number into ``free``.
@@ -872,7 +872,7 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
     where a term of its sums fell below :data:`_TINY`, where floating point may have lost
     it) and what is certain of them (``odds[n + i]``: :data:`SURE_SAFE`, :data:`SURE_MINE`,
     else 0), found exactly from which counts are non-zero: a player can then act on the map
-    as on the exact odds (see :func:`mscsp._engine.play`). Without ``tied``, the classes
+    as on the exact odds (see :func:`mscsp.engine._game_loop.play`). Without ``tied``, the classes
     are left as they are, each group its own (a look-ahead reads the map and what is
     certain only, and finding equal odds among the safest costs more than the rest).
     """

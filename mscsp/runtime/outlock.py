@@ -46,7 +46,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInputError, OutputLockedError
+from ..errors import InvalidInputError, OutputLockedError
 
 #: What a lock file's name adds to its output's name.
 LOCK_SUFFIX = ".lock"

@@ -16,7 +16,7 @@ families follow the shapes where counting cost explodes:
   one chain whose solution count grows exponentially with the width while few constraints
   are open at once (easy for a sweep, hard for the backends that enumerate).
 * **game**: the board after a number of decisions of a solver-driven player in a seeded
-  game (:mod:`mscsp.positions`); dense boards and huge ones are the hard cases.
+  game (:mod:`mscsp.evaluation.played_positions`); dense boards and huge ones are the hard cases.
 
 ``lattice(12, 12, seed=1)`` returns a :class:`~mscsp.board.Board`; :func:`generate` builds
 any family by name, and ``mscsp corpus`` writes sweeps of them as a JSONL corpus.
@@ -30,11 +30,11 @@ from itertools import islice
 
 import numpy as np
 
-from .board import COVERED, MAX_CELLS, MAX_SIDE, Board, neighbour_sum, parse_board
-from .errors import InvalidInputError
-from .game import Game
-from .positions import game_positions
-from .validate import check_fraction, check_int
+from ..board import COVERED, MAX_CELLS, MAX_SIDE, Board, neighbour_sum, parse_board
+from ..errors import InvalidInputError
+from ..game import Game
+from ..validate import check_fraction, check_int
+from .played_positions import game_positions
 
 #: Mine density on the covered cells of the pattern families when none is given.
 DENSITY = 0.2

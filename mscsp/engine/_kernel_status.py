@@ -1,4 +1,4 @@
-"""What the compiled kernel (:mod:`mscsp._kernel`) returns to :mod:`mscsp.compiled`.
+"""What the compiled kernel (:mod:`mscsp.engine._kernel`) returns to :mod:`mscsp.engine.compiled`.
 
 Apart from both, so that the kernel reads them without importing the module that loads it.
 """
@@ -29,7 +29,7 @@ FLOAT_TIED = 1
 FLOAT_MAP = 2
 
 # What the APPROX answer says is certain of a cell (``odds[n + i]``, see
-# ``mscsp._kernel._float_odds``): bits (both only where no layout reaches the cell, never
+# ``mscsp.engine._kernel._float_odds``): bits (both only where no layout reaches the cell, never
 # on a consistent board).
 SURE_SAFE = 1
 SURE_MINE = 2

@@ -1,9 +1,9 @@
-"""The compiled probe behind ``best``'s look-ahead (numba; loaded by :mod:`mscsp.compiled`).
+"""The compiled probe behind ``best``'s look-ahead (numba; loaded by :mod:`mscsp.engine.compiled`).
 
 :func:`probe` is :meth:`mscsp.players.best.BestPlayer.probe` for one cell, turn for turn:
 for every number the cell could show (likeliest first), the outcome is counted by
-conditioning the position's count (:mod:`mscsp._condition`; else the outcome's board is
-solved by the kernel, :func:`mscsp._kernel.solve_flat`, the probability map in floating
+conditioning the position's count (:mod:`mscsp.engine._condition`; else the outcome's board is
+solved by the kernel, :func:`mscsp.engine._kernel.solve_flat`, the probability map in floating
 point where exact counts would need Python integers), and the next click's safety is read
 from it (:func:`_next_click`, ``BestPlayer.next_click``). Each outcome's probability is the ratio
 of its weight to the position's, both in floating point with their binary exponents apart:
@@ -18,17 +18,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ._condition import (
-    condition,
-    count_outcome,
-    decode_base,
-    fits,
-    outcome_groups,
-    outcome_map,
-)
+from ..board import COVERED, FLAG
+from ._condition import condition, count_outcome, decode_base, fits, outcome_groups, outcome_map
 from ._kernel import solve_flat
 from ._kernel_status import APPROX, DONE, FLOAT_MAP, INCONSISTENT, SURE_MINE, SURE_SAFE
-from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
@@ -105,7 +98,7 @@ def weight_of(status, out):
 
     The groups fixed at some but not all of their cells count ``comb(size, mines)`` each;
     on :data:`DONE` the rest is the kernel's exact weight, else the components' counts
-    (written in ``out``, see :func:`mscsp.compiled.decode`) combined with the cells next to
+    (written in ``out``, see :func:`mscsp.engine.compiled.decode`) combined with the cells next to
     no number, in floating point with the binary exponent kept apart (relative error about
     1e-14).
     """
@@ -258,7 +251,7 @@ def _numbers(cells, rows, cols, cell, now):
 
 @njit(cache=True)
 def _outcome_weight(base, merged, counts, last, free_flat):
-    """The weight of an outcome counted by conditioning (:func:`mscsp._condition.
+    """The weight of an outcome counted by conditioning (:func:`mscsp.engine._condition.
     outcome_map`'s counts) as ``x * 2**e``, as :func:`weight_of` weighs a solved one."""
     par_lo, par_start, _ = base[2]
     touched_par, taken = merged[2], merged[3]
@@ -300,9 +293,9 @@ def probe(
         blend: The next click's weight of the second-safest cell.
         implied: Written: the cells certainly safe after every outcome (before the first
             outcome: all).
-        scratch: The kernel's arrays for this board (:func:`mscsp.compiled.scratch`).
-        base: The position's answer (:func:`mscsp._condition.decode_base`).
-        conditioned: Count the outcomes by conditioning ``base`` (:mod:`mscsp._condition`)
+        scratch: The kernel's arrays for this board (:func:`mscsp.engine.compiled.scratch`).
+        base: The position's answer (:func:`mscsp.engine._condition.decode_base`).
+        conditioned: Count the outcomes by conditioning ``base`` (:mod:`mscsp.engine._condition`)
             where the merged component allows; else solve each outcome's board.
 
     Returns:
@@ -428,9 +421,9 @@ def probe_cells(
             and the next cell shared by every outcome (see :func:`probe`).
         implied: Written, a row per probed cell (see :func:`probe`).
         base, conditioned: The position's answer (:func:`position`, or
-            :func:`mscsp._condition.decode_base` of the kernel's answer at hand), and
+            :func:`mscsp.engine._condition.decode_base` of the kernel's answer at hand), and
             whether there is one; the probes' outcomes are then counted by conditioning it
-            (:mod:`mscsp._condition`) where they can be.
+            (:mod:`mscsp.engine._condition`) where they can be.
         Others: see :func:`probe`.
 
     Returns:

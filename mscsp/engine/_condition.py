@@ -1,16 +1,16 @@
 """A probe's outcomes by conditioning the position's count (numba; loaded with
-:mod:`mscsp._probe`).
+:mod:`mscsp.engine._probe`).
 
 The layouts of an outcome of a probe (the cell clicked safe, showing ``v``) are exactly the
 position's layouts with that cell safe and ``v`` mines around it. So instead of solving each
-outcome's board afresh (:func:`mscsp._kernel.solve_flat` reads, groups and propagates the
+outcome's board afresh (:func:`mscsp.engine._kernel.solve_flat` reads, groups and propagates the
 whole board and counts every component: about 20 us an outcome on expert), the position is
 solved once and its answer read back (:func:`decode_base`); per probed cell only the
 components its neighbourhood touches are counted again (:func:`condition`), as one
 component with the cell's number as one more constraint (each group split where the
 neighbourhood cuts it), once per number. The other components keep their counts, and the
 map and what is certain follow from the counts as the kernel's floating-point map does
-(:func:`mscsp._kernel._float_odds`). Where the merged component is beyond the kernel's
+(:func:`mscsp.engine._kernel._float_odds`). Where the merged component is beyond the kernel's
 limits, the caller solves the outcomes one by one instead.
 """
 
@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import COVERED, FLAG
 from ._kernel import _MAX_CELLS, _MAX_NODES_PLAYING, _enumerate, _float_odds
 from ._kernel_status import FALLBACK
-from .board import COVERED, FLAG
 
 #: What each covered cell of the position is (:func:`decode_base`'s ``kind``).
 OTHER = 0  # not covered
@@ -37,7 +37,7 @@ LENGTH = _MAX_CELLS + 1
 @njit(cache=True)
 def decode_base(cells, mines, out):
     """The kernel's answer ``out`` (status ``DONE`` or ``APPROX``) for the board
-    ``cells`` as arrays (see :func:`mscsp.compiled.decode` for the layout); the proven mines
+    ``cells`` as arrays (see :func:`mscsp.engine.compiled.decode` for the layout); the proven mines
     of the answer may be flagged in ``cells`` since.
 
     Returns:
@@ -324,7 +324,7 @@ def outcome_groups(base, merged, cells, free_flat):
     """What every outcome of the probe shares: the groups (the components' that the probe
     leaves as they are, the merged component's parts, then the fixed groups, painted but
     not counted), the components and their counts (the merged one's rows left to
-    :func:`outcome_map`), as :func:`mscsp._kernel._float_odds` reads them. ``free_flat`` is
+    :func:`outcome_map`), as :func:`mscsp.engine._kernel._float_odds` reads them. ``free_flat`` is
     written: the cells next to no number after the click."""
     kind, ident, partial, groups, comps, constraints, left = base
     par_lo, par_start, par_cells = partial
@@ -390,13 +390,13 @@ def outcome_groups(base, merged, cells, free_flat):
 
 @njit(cache=True)
 def outcome_map(base, merged, common, cells, counts, cell_counts, flat_probs, odds, free_flat):
-    """The probability map and what is certain (``odds``, as :func:`mscsp._kernel.
+    """The probability map and what is certain (``odds``, as :func:`mscsp.engine._kernel.
     _float_odds` writes them) of one outcome: the position with the clicked cell showing
     its number (``cells``), the merged component counted (``counts``, ``cell_counts``),
     the rest as :func:`outcome_groups` found it (``common``, ``free_flat``).
 
     Returns:
-        The status (:data:`mscsp._kernel_status.APPROX`; else the outcome has no layouts or
+        The status (:data:`mscsp.engine._kernel_status.APPROX`; else the outcome has no layouts or
         floating point cannot weigh it), and the components' counts by mines (the merged
         one last) with their last non-zero terms, for the outcome's weight.
     """

@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from .backends.position import PositionDecision
-from .bigint import from_decimal
-from .board import MAX_CELLS
-from .errors import InvalidInputError
-from .trust.escape import csv_cell
-from .trust.files import open_output
-from .trust.jsonlog import Damaged, read_log, typed
+from ..backends.position import PositionDecision
+from ..bigint import from_decimal
+from ..board import MAX_CELLS
+from ..errors import InvalidInputError
+from ..trust.escape import csv_cell
+from ..trust.files import open_output
+from ..trust.jsonlog import Damaged, read_log, typed
 
 #: Columns of ``runs.csv`` (and the leading keys of a ``runs.jsonl`` run line).
 RUN_COLUMNS = (

@@ -1,8 +1,8 @@
-"""The compiled game loop behind :mod:`mscsp.compiled_play` (numba; imported only there).
+"""The compiled game loop behind :mod:`mscsp.engine.compiled_play` (numba; imported only there).
 
 It plays as :class:`~mscsp.players.csp.CspPlayer` does through the harness, turn for turn:
 the single-point rules to a fixpoint (their safe cells clicked row-major), else the
-reduction of :func:`~mscsp._kernel.solve_flat` (its safe cells), else the exact count (its
+reduction of :func:`~mscsp.engine._kernel.solve_flat` (its safe cells), else the exact count (its
 safe cells, else the guess), every click counted as the harness counts it. It hands a turn
 back to Python where the kernel does (numbers beyond 64 bits, components too large) and,
 when asked, at every guess.
@@ -13,15 +13,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import COVERED, FLAG
 from ._kernel import TIE, solve_flat
 from ._kernel_status import APPROX, COUNTED, DONE, FLOAT_TIED, REDUCED, SURE_MINE, SURE_SAFE
 from ._lookahead import PYTHON, guess
-from .board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 
-# The game's counters, one array shared with Python (``mscsp.compiled_play``).
+# The game's counters, one array shared with Python (``mscsp.engine.compiled_play``).
 MOVES = 0  # cells clicked, as the harness counts them (already uncovered ones included)
 GUESSES = 1  # turns whose click was a guess
 REVEALED = 2  # safe cells uncovered
@@ -345,7 +345,8 @@ def play(view, numbers, cols, mines, known, st, clicks, nbrs, stop_at_guess, app
 @njit(cache=True)
 def play_looking(view, numbers, cols, mines, known, st, clicks, nbrs, looking, scratch):
     """Plays as :func:`play` does, guessing by the look-ahead of ``csp-lookahead``
-    (:func:`mscsp._lookahead.guess`, its settings and memory ``looking``), until the game ends
+    (:func:`mscsp.engine._lookahead.guess`, its settings and memory ``looking``), until the game
+    ends
     (:data:`OVER`) or Python must decide a turn (the kernel's status; on a guess it hands
     back, :data:`DONE` or :data:`COUNTED` with the position's answer in ``scratch``)."""
     n = len(view)

@@ -1,5 +1,5 @@
 """Board patterns ``best`` looks for on every guess, by compiled code (numba; loaded by
-:mod:`mscsp.compiled`).
+:mod:`mscsp.engine.compiled`).
 
 :func:`isolated_labels` is :func:`mscsp.session.isolated_regions`, :func:`pairs` and
 :func:`boxes` are ``mscsp.players.fifty``'s patterns and :func:`fewest_covered` is
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import COVERED, FLAG
+from ..board import COVERED, FLAG
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)

@@ -1,9 +1,9 @@
 """The compiled guess of ``csp-lookahead`` and ``best`` (numba; loaded with
-:mod:`mscsp._engine`).
+:mod:`mscsp.engine._game_loop`).
 
 :func:`guess` is :meth:`mscsp.players.lookahead.LookaheadPlayer.guess` on the engine's
 arrays, for the position the engine stopped at: the same candidates (living cells near the
-safest, a few unconstrained representatives), the same probes (:func:`mscsp._probe.
+safest, a few unconstrained representatives), the same probes (:func:`mscsp.engine._probe.
 probe_cells`) and the same choice (the best score, then a safer cell the chosen one implies
 safe or shares as the next click). Where a probe needs Python (a component too large for
 the kernel), it hands the whole guess back. With ``best``'s rules on (:data:`RULES`), it
@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import COVERED, FLAG
 from ._condition import decode_base
 from ._kernel_status import APPROX, DONE, SURE_MINE
 from ._probe import EPS, _is_dead, probe_cells, weight_of
 from ._regions import boxes, fewest_covered, isolated_labels, pairs
-from .board import COVERED, FLAG
 
 # The look-ahead's settings, in the array the engine is given (``params``).
 TOLERANCE = 0
@@ -160,13 +160,13 @@ def guess(exact, scratch, known, rows, cols, mines, looking, probe_scratch):
     Args:
         exact: Whether the kernel's answer in ``scratch`` is exact (``DONE``; else its
             floating-point map, ``APPROX``).
-        scratch: The engine's arrays (:func:`mscsp._engine.play`), the kernel's answer for
+        scratch: The engine's arrays (:func:`mscsp.engine._game_loop.play`), the kernel's answer for
             the position and the board it solved.
         known: The proven mines, completed here from the answer.
         looking: The look-ahead's settings (:data:`TOLERANCE`, ...) and its memory of the
             guesses in positions with few cells uncovered (keys and cells, see
             :func:`_memo_key`), one per board size and mine count.
-        probe_scratch: The kernel's arrays for the probes (:func:`mscsp.compiled.scratch`).
+        probe_scratch: The kernel's arrays for the probes (:func:`mscsp.engine.compiled.scratch`).
     """
     params, keys, remembered = looking
     out, probs, free_cells, odds, flagged = scratch[:5]

@@ -1,7 +1,7 @@
-"""Exact ties on the kernel's floating-point map (numba; imported by :mod:`mscsp._kernel`).
+"""Exact ties on the kernel's floating-point map (numba; imported by :mod:`mscsp.engine._kernel`).
 
 Where a position's counts leave 64 bits, the kernel makes its probability map in floating
-point (:func:`mscsp._kernel._float_odds`), close enough to order any two cells whose exact
+point (:func:`mscsp.engine._kernel._float_odds`), close enough to order any two cells whose exact
 odds differ, but not to tell two equal odds from two very close ones. Equal odds across
 groups are common (two sides of a symmetric pattern), and the tie-break (fewest
 neighbours, then row-major) must see them as equal. Every cell's odds are ``N / W`` with
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .primes import largest_primes
+from ..primes import largest_primes
 
 #: Bits each prime adds to the modulus (all lie in (2**30, 2**31): products of two
 #: residues fit 64 bits).
@@ -87,7 +87,7 @@ def _convolve_mod(a, b, p):
 def _residues(cls, n_free, left, lowest, count, p):
     """Each class's numerator modulo ``p``: a group of a component, the cells next to no
     number (class ``n_groups``) or a fixed group (``lo`` of its ``size`` cells mined).
-    ``count``: the groups, components and counts of ``mscsp._kernel._finish``."""
+    ``count``: the groups, components and counts of ``mscsp.engine._kernel._finish``."""
     groups, comps, comp_counts, group_counts, first, last = count
     size, lo, hi, cell_start, cell_list = groups
     n_comp, comp_start, comp_groups, local, comp_of = comps

@@ -1,5 +1,5 @@
 """The compiled game-tree search behind :func:`mscsp.players.endgame.solve_endgame` (numba;
-loaded by :mod:`mscsp.compiled`).
+loaded by :mod:`mscsp.engine.compiled`).
 
 The same search, node for node: a set of layouts is a bitmask over their indices in
 :data:`WORDS` words of :data:`BITS` bits (at most :data:`MAX_LAYOUTS` layouts), a layout a

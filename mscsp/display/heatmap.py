@@ -19,9 +19,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from .board import COVERED, FLAG
-from .errors import BackendUnavailableError, InvalidInputError
-from .probabilities import Solution
+from ..board import COVERED, FLAG
+from ..errors import BackendUnavailableError, InvalidInputError
+from ..probabilities import Solution
 from .render import shown_probabilities
 
 #: Mine probability -> colour, interpolated linearly in RGB between stops. Low odds get most

@@ -15,7 +15,7 @@ import stat
 import sys
 from typing import BinaryIO
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 #: Bytes read at a time: memory past the limit is at most one chunk.
 CHUNK = 64 * 1024

@@ -34,10 +34,10 @@ import numpy as np
 from .backends.mdd import Mdd, compile_mdd
 from .board import FLAG, Board, check_board
 from .constraints import Component, build_system
-from .deadline import Deadline
 from .errors import InconsistentBoardError
 from .probabilities import free_ways, multiply
 from .reduce import reduce_system
+from .runtime.deadline import Deadline
 from .validate import check_int, check_time_limit
 
 

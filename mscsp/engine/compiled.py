@@ -34,12 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..board import Board, check_board
+from ..constraints import Component, ComponentCount
+from ..errors import InconsistentBoardError, InvalidInputError
+from ..probabilities import CellOdds, Solution, weigh_components
+from ..validate import check_cells, check_int
 from ._kernel_status import APPROX, COUNTED, DONE, EXACT, FLOAT_TIED
-from .board import Board, check_board
-from .constraints import Component, ComponentCount
-from .errors import InconsistentBoardError, InvalidInputError
-from .probabilities import CellOdds, Solution, weigh_components
-from .validate import check_cells, check_int
 
 #: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
 #: the pure path everywhere, as when numba is missing.
@@ -146,14 +146,14 @@ def _kernel_ready() -> bool:
 SOURCES = (
     "_kernel.py",
     "_kernel_ties.py",
-    "_engine.py",
+    "_game_loop.py",
     "_probe.py",
     "_condition.py",
     "_lookahead.py",
     "_endgame.py",
     "_regions.py",
     "_kernel_status.py",
-    "board.py",
+    "../board.py",
 )
 
 
@@ -174,7 +174,7 @@ def stamp() -> Path:
 
 
 def endgame_stamp() -> Path:
-    """The file that says numba's cache holds the endgame search too (:mod:`mscsp._endgame`,
+    """The file that says numba's cache holds the endgame search too (:mod:`mscsp.engine._endgame`,
     compiled after the rest so that a first long run waits only for what it plays with)."""
     return stamp().with_suffix(".endgame")
 
@@ -188,10 +188,10 @@ def compile_endgame() -> None:
 
 
 def _compile_command() -> tuple[list[str], dict[str, str]]:
-    """``python -m mscsp.compiled_play``, which compiles everything (its ``warm``), and
+    """``python -m mscsp.engine.compiled_play``, which compiles everything (its ``warm``), and
     the environment that makes it import this very package."""
-    path = os.pathsep.join(filter(None, [str(_HERE.parent), os.environ.get("PYTHONPATH")]))
-    return [sys.executable, "-m", "mscsp.compiled_play"], {**os.environ, "PYTHONPATH": path}
+    path = os.pathsep.join(filter(None, [str(_HERE.parents[1]), os.environ.get("PYTHONPATH")]))
+    return [sys.executable, "-m", "mscsp.engine.compiled_play"], {**os.environ, "PYTHONPATH": path}
 
 
 #: Seconds after which a compile's lock is taken for abandoned (a compile takes about one).
@@ -332,7 +332,7 @@ def _solve_flat(
 
 @cache
 def _prober_module() -> types.ModuleType:
-    """The compiled probe of ``best``'s look-ahead (:mod:`mscsp._probe`)."""
+    """The compiled probe of ``best``'s look-ahead (:mod:`mscsp.engine._probe`)."""
     _start_numba()
     from . import _probe
 
@@ -349,7 +349,7 @@ def probe(
     blend: float,
 ) -> tuple[float, float, bool, int, tuple[int, int] | None, frozenset] | None:
     """``best``'s probe of ``cell`` on the flagged ``board`` by the kernel, or ``None``
-    where Python must probe it (see :mod:`mscsp._probe`).
+    where Python must probe it (see :mod:`mscsp.engine._probe`).
 
     Args:
         board: The position, proven mines flagged.
@@ -381,7 +381,7 @@ def probes(
     blend: float,
 ) -> list[tuple] | None:
     """``best``'s look-ahead probes of ``cells`` in turn on the flagged ``board``, by the
-    kernel (:func:`mscsp._probe.probe_cells`), up to the first it hands back to Python;
+    kernel (:func:`mscsp.engine._probe.probe_cells`), up to the first it hands back to Python;
     ``None`` where the board is not the kernel's.
 
     Args:
@@ -478,7 +478,7 @@ def rules_may_apply(board: Board, layouts: int) -> bool | None:
     """Whether one of ``best``'s rules before its look-ahead (its endgame search at most
     ``layouts`` layouts, isolated regions, pseudo, looming and forced 50/50s) may apply to
     ``board`` (its proven mines flagged), as the engine tests it before it guesses for
-    ``best`` (:func:`mscsp._lookahead.rules_may_apply`); ``None`` where the kernel does not
+    ``best`` (:func:`mscsp.engine._lookahead.rules_may_apply`); ``None`` where the kernel does not
     answer the board.
 
     Raises:
@@ -501,7 +501,7 @@ def rules_may_apply(board: Board, layouts: int) -> bool | None:
 
 @cache
 def _patterns() -> types.ModuleType:
-    """The compiled board patterns of ``best``'s guess (:mod:`mscsp._regions`)."""
+    """The compiled board patterns of ``best``'s guess (:mod:`mscsp.engine._regions`)."""
     _start_numba()
     from . import _regions
 
@@ -560,7 +560,7 @@ def representatives(cells: np.ndarray, mask: np.ndarray, count: int) -> list[tup
 
 @cache
 def _searcher():
-    """The compiled endgame search (:mod:`mscsp._endgame`)."""
+    """The compiled endgame search (:mod:`mscsp.engine._endgame`)."""
     _start_numba()
     from . import _endgame
 

@@ -1,4 +1,4 @@
-"""Whole games on the compiled engine (numba, :mod:`mscsp._engine`): the same games as the
+"""Whole games on the compiled engine (numba, :mod:`mscsp.engine._game_loop`): the same games as the
 pure players, move for move, at a fraction of the time.
 
 The players built on exact inference spend most of a game's time on turns that need no
@@ -10,7 +10,7 @@ too large) or where the player decides the guesses itself (``best``): then
 player's session would give, and :meth:`CompiledGame.click` plays its answer.
 
 Used only for boards of at most :data:`MAX_CELLS` cells counted by the default backend,
-once :func:`mscsp.compiled.ready` says the kernel is loaded.
+once :func:`mscsp.engine.compiled.ready` says the kernel is loaded.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from itertools import repeat
 
 import numpy as np
 
+from ..board import COVERED, Board, neighbour_counts
+from ..game import Game, GameState
+from ..probabilities import Solution
+from ..solver import solve
 from . import compiled
-from .board import COVERED, Board, neighbour_counts
-from .game import Game, GameState
-from .probabilities import Solution
-from .solver import solve
 
 #: Largest board the engine plays (the kernel's own limit on the pure path's hand-over).
 MAX_CELLS = 4096
@@ -34,7 +34,7 @@ MAX_CELLS = 4096
 
 @cache
 def _engine():
-    from . import _engine as module
+    from . import _game_loop as module
 
     return module
 
@@ -57,7 +57,7 @@ def _neighbours(rows: int, cols: int) -> np.ndarray:
 
 
 class Lookahead:
-    """The settings of the look-ahead guess on the engine (:mod:`mscsp._lookahead`) and
+    """The settings of the look-ahead guess on the engine (:mod:`mscsp.engine._lookahead`) and
     its memory of the guesses in the first positions of games, for one board size and mine
     count (the games of a run start in a few positions: each is looked ahead once).
 
@@ -301,8 +301,8 @@ def _flush_caches() -> None:
 def warm() -> None:
     """Compiles the kernel and the engine afresh by playing a small game and solving a
     board (what a sources' change needs: see :func:`_flush_caches`), then writes
-    :func:`mscsp.compiled.stamp`; then the endgame search, and its
-    :func:`mscsp.compiled.endgame_stamp`."""
+    :func:`mscsp.engine.compiled.stamp`; then the endgame search, and its
+    :func:`mscsp.engine.compiled.endgame_stamp`."""
     _flush_caches()
     game = Game(9, 9, 10, seed=0)
     game.reveal(0, 0)
@@ -329,5 +329,5 @@ def warm() -> None:
     compiled.compile_endgame()
 
 
-if __name__ == "__main__":  # the compile that mscsp.compiled starts (see its ready)
+if __name__ == "__main__":  # the compile that mscsp.engine.compiled starts (see its ready)
     warm()

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .board import COVERED
-from .trust.escape import plain_label
+from ..board import COVERED
+from ..trust.escape import plain_label
 
 #: Estimates at or above it call a cell unsafe; below it, safe.
 SAFE_CALL = 0.01

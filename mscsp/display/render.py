@@ -14,9 +14,9 @@ from typing import Any
 import click
 import numpy as np
 
-from .bigint import fraction_text
-from .board import COVERED, FLAG
-from .probabilities import Solution
+from ..bigint import fraction_text
+from ..board import COVERED, FLAG
+from ..probabilities import Solution
 
 LEGEND = (
     "covered: mine probability in percent (4%, 45; '<1' and '>99' are not certain), "

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .backends import DEFAULT_BACKEND, Backend, get_backend
-from .board import FLAG, Board
-from .errors import InvalidInputError
-from .game import Game
-from .probabilities import Solution
-from .solver import solve
-from .validate import check_int
+from ..backends import DEFAULT_BACKEND, Backend, get_backend
+from ..board import FLAG, Board
+from ..errors import InvalidInputError
+from ..game import Game
+from ..probabilities import Solution
+from ..solver import solve
+from ..validate import check_int
 
 
 def solved_positions(
