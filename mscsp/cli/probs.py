@@ -20,6 +20,8 @@ from ..estimators import (
     run_report,
 )
 from ..explain import explain, parse_cells
+from ..policy.fallback import COMMAND, check_fallback, fallback_record
+from ..policy.limits import both_stopped
 from ..probabilities import Solution
 from ..trust.inputs import read_bounded
 from .options import (
@@ -110,7 +112,9 @@ def probs(
     board = parse_board(text, mines=mines)
     wanted = parse_cells(explain_cells, board) if explain_cells else []
     estimator = get_estimator(backend, time_limit=time_limit or None)
-    backup = _fallback(fallback, backend, estimator, time_limit)
+    backup = None
+    if check_fallback(fallback, backend, COMMAND) is not None:
+        backup = get_estimator(fallback, time_limit=COMMAND.estimate_seconds(time_limit) or None)
     stopped = None
     if isinstance(estimator, CountingEstimator):
         try:
@@ -122,9 +126,7 @@ def probs(
             try:
                 solution = Estimate(board, backup.estimate(board))
             except SolverLimitError as also:
-                raise SolverLimitError(
-                    f"the exact count stopped ({stopped}), and so did --fallback: {also}"
-                ) from None
+                raise both_stopped(stopped, also, COMMAND) from None
             show_exact = False
             explain_cells = ()
     elif show_exact:
@@ -150,11 +152,7 @@ def probs(
         if report is not None:
             out["report"] = report
         if stopped is not None:
-            out["fallback"] = {
-                "estimator": fallback,
-                "exact_stopped": stopped,
-                "measured_mean_abs_error": dict(backup.measured),
-            }
+            out["fallback"] = fallback_record(fallback, stopped, backup)
         click.echo(json.dumps(out))
         return
     if stopped is not None:
@@ -198,26 +196,6 @@ def _solve(board: Board, estimator: CountingEstimator) -> Solution:
         return estimator.solve(board)
     except InconsistentBoardError as exc:
         raise explained(board, exc, estimator.backend) from None
-
-
-def _fallback(
-    spec: str | None, backend: str, estimator: Estimator, time_limit: float
-) -> Estimator | None:
-    """The ``--fallback`` estimator (with the same time limit, so that the answer comes
-    within twice it), refused where it cannot stand in for an exact count."""
-    if spec is None:
-        return None
-    if not isinstance(estimator, CountingEstimator):
-        raise InvalidInputError(
-            f"--fallback stands in for an exact count; --backend {backend} estimates"
-        )
-    backup = get_estimator(spec, time_limit=time_limit or None)
-    if isinstance(backup, CountingEstimator):
-        raise InvalidInputError(
-            f"--fallback takes an estimator that does not count (bp, mcmc, sampler:N, "
-            f"learner:PATH), got {spec!r}"
-        )
-    return backup
 
 
 def _measured(backup: Estimator) -> str:

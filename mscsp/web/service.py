@@ -51,6 +51,8 @@ from ..explain import explain, parse_cells
 from ..game import PRESETS, BoardSpec, FirstClick, Game
 from ..players import PLAYERS, get_player
 from ..players.best import BestPlayer
+from ..policy.fallback import REQUEST, check_fallback, fallback_record
+from ..policy.limits import why_stopped
 from ..probabilities import Solution
 from ..session import GameSession
 from ..solver import kernel_solves, solve
@@ -636,21 +638,19 @@ def solve_request(body: Any, limits: Limits) -> dict[str, Any]:
     if limits.bounded and backend != DEFAULT_BACKEND:
         raise NotHere  # (checking another name may import its solvers' package: a worker's)
     backend = check_request_name(backend, allowed_extra=limits.allowed_names)
-    # (Checked before any count: a fallback is refused even where the count finishes first.)
-    fallback = _fallback_name(fallback, backend, limits)
+    if fallback is not None:
+        fallback = check_request_name(fallback, what="fallback", allowed_extra=limits.allowed_names)
+    fallback = check_fallback(fallback, backend, REQUEST)
     if not is_counting(backend):
         return _estimate(board, backend, clock, limits)
     start = time.perf_counter()
     try:
-        # With a fallback, the exact count has the first half of the time, the estimate the rest.
-        counting = clock if fallback is None else clock.within(clock.left() / 2)
+        counting = clock if fallback is None else clock.within(REQUEST.count_seconds(clock.left()))
         solution = _solution(board, backend, counting, limits)
     except SolverLimitError as exc:
         if fallback is None or limits.attempt is not None or _caused_by_memory(exc):
             raise  # (a short try's limit moves the request to a worker with its whole time)
-        stopped = str(exc)
-        if counting.over():
-            stopped = f"it used its half of the analyser's {clock.limit:g} s limit"
+        stopped = why_stopped(exc, REQUEST, clock.limit, share_used=counting.over())
         return _fallback_answer(board, fallback, stopped, clock)
     elapsed = time.perf_counter() - start
     out = solution_json(solution, backend, exact=exact)
@@ -704,36 +704,12 @@ def _located(
         return exc
 
 
-def _fallback_name(spec: str | None, backend: str, limits: Limits) -> str | None:
-    """``fallback``, a name a request may use
-    (:func:`~mscsp.trust.names.check_request_name`), checked as ``mscsp probs --fallback``
-    checks it.
-
-    Raises:
-        InvalidInputError: A name a request may not use, a counting backend, or a fallback
-            for a ``backend`` that estimates already.
-    """
-    if spec is None:
-        return None
-    spec = check_request_name(spec, what="fallback", allowed_extra=limits.allowed_names)
-    if not is_counting(backend):
-        raise InvalidInputError(
-            f"fallback stands in for an exact count; backend {backend} estimates"
-        )
-    if is_counting(spec):
-        raise InvalidInputError(
-            f"fallback takes an estimator that does not count (bp, mcmc, sampler:N, "
-            f"learner:default), got {spec!r}"
-        )
-    return spec
-
-
 def _fallback_answer(board: Board, spec: str, stopped: str, clock: Clock) -> dict[str, Any]:
     """The estimate of ``spec`` for a board whose exact count stopped, in the second half
     of the request's time: the estimator answer's keys (no exact reference: there is none
     in time) with ``fallback``: the estimator, why the count stopped and its measured error
     by family of the hard corpus (as ``mscsp probs --fallback --json``)."""
-    estimator = _estimator(spec, clock.limit / 2)
+    estimator = _estimator(spec, REQUEST.estimate_seconds(clock.limit))
     with solving(clock, board):
         clock.left()
         start = time.perf_counter()
@@ -748,11 +724,7 @@ def _fallback_answer(board: Board, spec: str, stopped: str, clock: Clock) -> dic
         time_limit=clock.limit,
         groups=[],
         cells=[],
-        fallback={
-            "estimator": spec,
-            "exact_stopped": stopped,
-            "measured_mean_abs_error": dict(estimator.measured),
-        },
+        fallback=fallback_record(spec, stopped, estimator),
     )
     report = run_report(estimator)
     if report is not None:
