@@ -8,11 +8,14 @@ in), the callable that builds its player and the one that trains it (``"module:c
 imported only when asked for), the pip extra its packages come from and the modules it needs
 (:meth:`LearnedSystem.supported` imports them lazily).
 
-This is the one way from ``mscsp`` into ``learners``: :func:`mscsp.players.get_player` resolves
-every learned name here (:func:`get_learned`), and the harness checks a learned player's
-options through :func:`player_factory`; ``mscsp learn system NAME`` trains the seed systems.
-The entries name their modules as data, so this module imports nothing heavy and nothing of
-``learners`` (listing the names stays cheap and no import circle runs through it).
+``mscsp`` finds this table through the ``mscsp.learners`` entry-point group
+(``pyproject.toml``: ``learners = "learners.registry:SYSTEMS"``), never by importing
+``learners``: :mod:`mscsp.players.plugins` loads it on the first name that is not built in,
+:func:`mscsp.players.get_player` builds a learned player with :meth:`LearnedSystem.build` and
+the harness checks its options through :meth:`LearnedSystem.load`; ``mscsp learn system NAME``
+trains the seed systems. The entries name their modules as data, so this module imports
+nothing heavy and nothing of ``learners`` (listing the names stays cheap and no import circle
+runs through it).
 """
 
 from __future__ import annotations
@@ -90,6 +93,33 @@ class LearnedSystem:
         self.require()
         module, _, attr = target.partition(":")
         return getattr(importlib.import_module(module), attr)
+
+    def build(self, spec: str, **options: Any) -> Any:
+        """The player of ``spec`` (this system's name, or ``NAME:VALUE`` where it takes one:
+        ``learner:PATH``, ``learner:default``); ``options`` pass to the player's factory.
+
+        Raises:
+            InvalidInputError: A value the system does not take, bad options or a
+                missing/corrupt artefact.
+            BackendUnavailableError: The system's extra is not installed.
+        """
+        name, colon, value = spec.partition(":")
+        if colon:
+            if self.argument is None:
+                raise InvalidInputError(
+                    f"strategy {name!r} takes no ':VALUE'; give its options with -o KEY=VALUE"
+                )
+            options = {self.argument: value, **options}
+        factory = self.load("player")
+        try:
+            return factory(**options)
+        except TypeError as exc:
+            raise InvalidInputError(f"strategy {spec!r}: {exc}") from None
+        except ImportError as exc:  # a package the system loads late (its requires name the rest)
+            raise BackendUnavailableError(
+                f"strategy {spec!r} needs its optional packages: pip install 'mscsp[{self.extra}]' "
+                f"({exc})"
+            ) from None
 
 
 #: The families, one subpackage of ``learners`` each, and what they hold.
@@ -297,21 +327,4 @@ def get_learned(spec: str, **options: Any) -> Any:
             missing/corrupt artefact.
         BackendUnavailableError: The system's extra is not installed.
     """
-    system = get_system(spec)
-    name, colon, value = spec.partition(":")
-    if colon:
-        if system.argument is None:
-            raise InvalidInputError(
-                f"strategy {name!r} takes no ':VALUE'; give its options with -o KEY=VALUE"
-            )
-        options = {system.argument: value, **options}
-    factory = system.load("player")
-    try:
-        return factory(**options)
-    except TypeError as exc:
-        raise InvalidInputError(f"strategy {spec!r}: {exc}") from None
-    except ImportError as exc:  # a package the system loads late (its requires name the rest)
-        raise BackendUnavailableError(
-            f"strategy {spec!r} needs its optional packages: pip install 'mscsp[{system.extra}]' "
-            f"({exc})"
-        ) from None
+    return get_system(spec).build(spec, **options)

@@ -1,14 +1,14 @@
-"""Learned models that output a mine probability per cell, found through ``learners``.
+"""Learned models that output a mine probability per cell, found through the learner plugins.
 
-Every entry of ``learners.registry`` with ``estimates`` set is an estimator under its own
-name: ``learner`` (``learner:PATH``; ``learner:default`` or plain ``learner`` is the shipped
-network) and the seed systems that predict per cell (``alexnet``). Nothing here imports JAX
-until an estimator is made; the registry (which imports nothing heavy) is read on first use.
+Every registered learned system (:mod:`mscsp.players.plugins`: the ``mscsp.learners`` entry
+points) with ``estimates`` set is an estimator under its own name: ``learner``
+(``learner:PATH``; ``learner:default`` or plain ``learner`` is the shipped network) and the
+seed systems that predict per cell (``alexnet``). Nothing here imports JAX until an estimator
+is made; the registered tables (which import nothing heavy) are read on first use.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..board import Board
 from ..errors import InvalidInputError
-from ..players import LEARNED_REGISTRY
+from ..players.plugins import learned_systems
 from .base import Estimator, EstimatorKind, on_board
 
 
@@ -57,24 +57,17 @@ class LearnedEstimator(Estimator):
         return out  # type: ignore[return-value]
 
 
-def _registry() -> Any:
-    return importlib.import_module(LEARNED_REGISTRY)
-
-
 def _build(kind: EstimatorKind, arg: str, time_limit: float | None) -> Estimator:
     spec = f"{kind.name}:{arg}" if arg else kind.name
-    model = _registry().get_learned(spec)
+    model = learned_systems()[kind.name].build(spec)
     if not hasattr(model, "probabilities_batch"):
         raise InvalidInputError(f"learned system {kind.name!r} gives no per-cell probabilities")
     return LearnedEstimator(kind, spec, model)
 
 
 def learned_kinds() -> list[EstimatorKind]:
-    """Every registered learned system that estimates per cell (none without ``learners``)."""
-    try:
-        systems = _registry().SYSTEMS.values()
-    except ImportError:  # the learners package is not installed
-        return []
+    """Every registered learned system that estimates per cell (none when no package
+    registers one)."""
     return [
         EstimatorKind(
             name=system.name,
@@ -85,9 +78,9 @@ def learned_kinds() -> list[EstimatorKind]:
             arg=(system.argument or "").upper(),
             batches=True,
             # Looked up on each call, so the registry's entry is the one that answers.
-            available=lambda name=system.name: _registry().SYSTEMS[name].supported(),
+            available=lambda name=system.name: learned_systems()[name].supported(),
             build=_build,
         )
-        for system in systems
+        for system in learned_systems().values()
         if system.estimates
     ]

@@ -2,15 +2,13 @@
 
 A new strategy is a :class:`Player` subclass with a ``name`` plus one line in
 :data:`PLAYERS`. Learned players (``learner:PATH``, ``learner:default``, the seed papers'
-systems) are found through the registry of learned systems, ``learners.registry``, imported
-only when a name is not built in; nothing here imports the learners' modules themselves.
+systems) are the ones installed packages register under the ``mscsp.learners`` entry points
+(:mod:`.plugins`), read only when a name is not built in; nothing here imports ``learners``.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 from ..errors import BackendUnavailableError, InvalidInputError
@@ -19,6 +17,7 @@ from .best import BestPlayer
 from .csp import CspEdgePlayer, CspMinProbPlayer, CspRandomPlayer
 from .limited import CspLimitedPlayer
 from .lookahead import LookaheadPlayer
+from .plugins import learned_system, learned_systems
 from .probability import ProbabilityPlayer
 from .rules import RulesPlayer
 from .search import SearchPlayer
@@ -41,16 +40,13 @@ PLAYERS: dict[str, type[Player]] = {
 }
 
 LEARNER_PREFIX = "learner:"
-#: The registry of learned systems (``learner:PATH`` and the seed papers' names); the one
-#: module of ``learners`` that ``mscsp`` names, imported only when a name is not built in.
-LEARNED_REGISTRY = "learners.registry"
 
 
 def get_player(spec: str, **options: Any) -> Player:
     """A player from a registry name, a learned system's name or ``learner:PATH``.
 
     Args:
-        spec: A name from :data:`PLAYERS`, or a learned system of ``learners.registry``:
+        spec: A name from :data:`PLAYERS`, or a registered learned system (:mod:`.plugins`):
             ``learner:PATH`` / ``learner:default`` or a seed paper's name (``csp-xgb``, ...).
         **options: Keyword arguments of the player class.
 
@@ -65,14 +61,14 @@ def get_player(spec: str, **options: Any) -> Player:
             return cls(**options)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"strategy {spec!r}: {exc}") from None
-    registry = _learned_registry()
-    if registry is not None and spec.partition(":")[0] in registry.SYSTEMS:
-        return registry.get_learned(spec, **options)
+    system = learned_system(spec.partition(":")[0])
+    if system is not None:
+        return system.build(spec, **options)
     if spec.startswith(LEARNER_PREFIX):
         raise BackendUnavailableError(
             f"{spec!r} needs the learners package and its extra: pip install 'mscsp[ml]'"
         )
-    learned = [] if registry is None else list(registry.SYSTEMS)
+    learned = list(learned_systems())
     raise InvalidInputError(
         f"unknown strategy {spec!r}; choose from {', '.join([*PLAYERS, *learned])} or learner:PATH"
     )
@@ -86,20 +82,12 @@ def player_factory(spec: str) -> Callable[..., Any] | None:
     cls = PLAYERS.get(spec)
     if cls is not None:
         return cls
-    registry = _learned_registry()
-    if registry is None or spec.partition(":")[0] not in registry.SYSTEMS:
+    system = learned_system(spec.partition(":")[0])
+    if system is None:
         return None
     try:
-        return registry.player_factory(spec)
+        return system.load("player")
     except BackendUnavailableError:
-        return None
-
-
-def _learned_registry() -> ModuleType | None:
-    """``learners.registry`` if the learners package is installed (it imports nothing heavy)."""
-    try:
-        return importlib.import_module(LEARNED_REGISTRY)
-    except ImportError:
         return None
 
 
