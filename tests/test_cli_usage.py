@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from mscsp.cli import main
-from mscsp.cli.options import AsciiFloat, AsciiInt
+from mscsp.cli.types import AsciiFloat, AsciiInt
 
 #: (arguments, what the one line must name): each a mistake people make.
 MISTAKES = [

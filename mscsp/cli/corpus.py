@@ -8,7 +8,6 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -25,25 +24,10 @@ from .options import (
     seed_option,
 )
 from .progress import Progress, progress_option, wanted
+from .types import ListOf
 
 #: Most positions one command writes: a typo in a list must not start a day-long run.
 MAX_POSITIONS = 100_000
-
-
-class ListOf(click.ParamType):
-    """A comma list of values of another parameter type (``8x8,10x10``; ``0.2,0.4``)."""
-
-    def __init__(self, item: click.ParamType):
-        self.item = item
-        self.name = f"{item.name}[,...]"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        if isinstance(value, list):
-            return value
-        parts = [part.strip() for part in str(value).split(",")]
-        if not all(parts):
-            self.fail(f"{value!r}: an empty item in the list", param, ctx)
-        return [self.item.convert(part, param, ctx) for part in parts]
 
 
 @click.command()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -20,11 +19,11 @@ from typing import IO, Any, NoReturn
 import click
 
 from ..backends import BACKENDS, DEFAULT_BACKEND
-from ..board import MAX_CELLS, MAX_SIDE
 from ..errors import InvalidInputError, MscspError
 from ..game import PRESETS, FirstClick
 from ..runtime import interrupts
 from ..runtime.executors import EXECUTORS
+from .types import AsciiFloat, AsciiInt, SizeType
 from .vocabulary import MAX_MEMORY_MB, MAX_TIME_LIMIT
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
@@ -52,43 +51,6 @@ json_option = click.option(
 def mines_option(help: str = "Mine count of a custom board (with --size).") -> Callable:
     """``--mines N``: a custom board's mine count (or the total of a board text without one)."""
     return click.option("--mines", type=AsciiInt(min=0), default=None, help=help)
-
-
-class _AsciiDigits(click.ParamType):
-    """Refuses digits of other scripts (``٢``, ``３``), which ``int`` and ``float`` accept.
-
-    Cells and board headers take ASCII digits only; so do options, so that one text means
-    one number everywhere.
-    """
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        if isinstance(value, str) and not value.isascii():
-            self.fail(f"{value!r} is not a number in ASCII digits (0-9)", param, ctx)
-        return super().convert(value, param, ctx)
-
-
-class AsciiInt(_AsciiDigits, click.IntRange):
-    """An integer in ASCII digits, within an optional range (the arguments of IntRange)."""
-
-    name = "integer"  # in messages and help: "'abc' is not a valid integer"
-
-
-class AsciiFloat(_AsciiDigits, click.FloatRange):
-    """A finite number in ASCII digits, within an optional range (those of FloatRange).
-
-    ``nan`` and ``inf``, which ``float`` reads, are refused: no option means either.
-    """
-
-    name = "number"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        try:
-            infinite = not math.isfinite(float(value))
-        except (TypeError, ValueError):
-            infinite = False  # not a number at all: click's message says so
-        if infinite:  # before the range: 'inf' is no number, not one out of range
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return super().convert(value, param, ctx)
 
 
 def time_limit_option(
@@ -191,34 +153,6 @@ def preset_option(default_help: str = "", help: str | None = None) -> Callable:
         or f"Board preset: {', '.join(f'{k} {r}x{c}/{m}' for k, (r, c, m) in PRESETS.items())}"
         f"{default_help}.",
     )
-
-
-class SizeType(click.ParamType):
-    """``ROWSxCOLS`` (``16x30``): a board size inside the documented limits."""
-
-    name = "ROWSxCOLS"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        if isinstance(value, tuple):
-            return value
-        rows, sep, cols = str(value).strip().lower().partition("x")
-        if not (sep and _ascii_digits(rows.strip()) and _ascii_digits(cols.strip())):
-            self.fail(f"{value!r} is not ROWSxCOLS (e.g. 16x30)", param, ctx)
-        if len(rows.strip()) > 6 or len(cols.strip()) > 6:
-            self.fail(f"{value!r}: a side is at most {MAX_SIDE} cells", param, ctx)
-        size = int(rows), int(cols)
-        if min(size) < 1 or max(size) > MAX_SIDE or size[0] * size[1] > MAX_CELLS:
-            self.fail(
-                f"{value!r}: sides must be 1 to {MAX_SIDE} and the board at most {MAX_CELLS} cells",
-                param,
-                ctx,
-            )
-        return size
-
-
-def _ascii_digits(text: str) -> bool:
-    """Whether ``text`` is digits 0-9 only (``str.isdigit`` also takes other scripts')."""
-    return text.isascii() and text.isdigit()
 
 
 size_option = click.option(

@@ -1,21 +1,27 @@
-"""The options every command shares, written down once: name, meaning, range, default, and
-the commands that take each.
+"""The options commands share, declared once: name, meaning, range, default, the commands
+that take each, and how ``--help`` shows it.
 
-The table of "Options shared by every command" in ``docs/user-guide.md`` is
+A command builds its shared options from this table by name (:func:`shared_options`): it
+says where each stands among its own options and, where its words must differ, its help;
+the range and the default are the table's, the command's own default where its row says
+so and why. The table of "Options shared by every command" in ``docs/user-guide.md`` is
 :func:`markdown_table`'s output, and ``tests/test_cli_vocabulary.py`` walks every command of
-``mscsp`` and checks each option against :data:`VOCABULARY`: an option of this name on a
-command not listed, or with another range or default than its row says, fails the test.
-Where a command's default must differ, its row says so and why.
+``mscsp`` and checks each option against :data:`VOCABULARY`.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
-from ..game import PRESETS
+from ..backends import BACKENDS, DEFAULT_BACKEND
+from ..game import PRESETS, FirstClick
+from ..runtime.executors import EXECUTORS
+from .types import AsciiFloat, AsciiInt, ListOf, SizeType
 
 #: Largest ``--time-limit`` (seconds, about 11.6 days): every clock adds it to its start.
 MAX_TIME_LIMIT = 1_000_000.0
@@ -26,7 +32,7 @@ MAX_MEMORY_MB = 1_000_000
 #: Most ``serve --workers``: each is a process that may hold ``--memory-limit`` megabytes.
 MAX_SERVE_WORKERS = 64
 
-_SAME: Any = object()  # a command's default or range that is the row's own
+_SAME: Any = object()  # a command's default that is the row's own
 
 
 @dataclass(frozen=True)
@@ -35,48 +41,111 @@ class Usage:
 
     Attributes:
         default: The command's default (the row's when not given).
-        kind: Its range as :func:`describe` writes it (the row's when not given).
+        type: Its range, where it differs from the row's (``None``: the row's).
+        multiple: Whether it may be given more than once (one run each).
         shown: How the docs write the default, where the value alone does not tell
             (``None`` in code for "computed at run time").
         why: Why the command differs.
     """
 
     default: Any = _SAME
-    kind: str | None = None
+    type: click.ParamType | None = None
+    multiple: bool = False
     shown: str | None = None
     why: str = ""
 
 
+def _per_cpu(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    """``--workers 0``: one per CPU, at most the range's top."""
+    value = value or os.cpu_count() or 1
+    most = getattr(param.type, "max", None)
+    return value if most is None else min(value, most)
+
+
 @dataclass(frozen=True)
 class SharedOption:
-    """One row of the vocabulary.
+    """One row of the vocabulary: what the docs say of an option, and its click form.
 
     Attributes:
         name: The long option (``--time-limit``).
         metavar: Its value as the docs write it (``SECONDS``; empty for a flag).
         meaning: What it means, the same on every command.
-        kind: Its type and range as :func:`describe` writes it.
+        type: Its click type, whose range the docs write (``None``: a flag).
         default: The common default.
+        help: Its ``--help`` line where a command gives none of its own.
         commands: Every command that takes it (``"learn data"``), with how it differs.
         note: A sentence for the docs (what else to know).
+        decls: Its click declarations where more than the name (a short flag, the
+            parameter's name, the off switch).
+        shows_metavar: Whether ``--help`` writes the value as :attr:`metavar` (else as
+            click does: ``INTEGER RANGE``, the choices).
+        callback: click's callback, where the value given is not the value used.
     """
 
     name: str
     metavar: str
     meaning: str
-    kind: str
+    type: click.ParamType | None
     default: Any
+    help: str
     commands: dict[str, Usage] = field(default_factory=dict)
     note: str = ""
+    decls: tuple[str, ...] = ()
+    shows_metavar: bool = False
+    callback: Callable[[click.Context, click.Parameter, Any], Any] | None = None
 
     def default_for(self, command: str) -> Any:
         """The default ``command`` must have."""
         usage = self.commands[command]
         return self.default if usage.default is _SAME else usage.default
 
+    @property
+    def kind(self) -> str:
+        """Its common type and range as :func:`describe` writes them."""
+        return describe(click.Option(list(self.decls or (self.name,)), **self._form(None)))
+
     def kind_for(self, command: str) -> str:
         """The range ``command`` must take."""
-        return self.commands[command].kind or self.kind
+        return describe(click.Option(list(self.decls or (self.name,)), **self._form(command)))
+
+    def option(self, command: str, *decls: str, more: str = "", **form: Any) -> Callable:
+        """The click option of ``command``, as a decorator: the table's range and
+        default for it, its help line.
+
+        Args:
+            command: The command, as the rows name it (``"learn data"``).
+            decls: Declarations it adds: a short flag, another parameter name.
+            more: Words it adds to the common help, before its full stop.
+            form: click's arguments it gives its own: its ``help``, ``required``, a
+                ``metavar``, the checks of a path (``type=click.Path(...)``).
+
+        Raises:
+            LookupError: The row does not list ``command``.
+        """
+        if command not in self.commands:
+            raise LookupError(f"{command} takes no {self.name}: its row does not list it")
+        words = self.help.removesuffix(".") + more + "." if more else self.help
+        return click.option(
+            *(self.decls or (self.name,)), *decls, **{"help": words, **self._form(command), **form}
+        )
+
+    def _form(self, command: str | None) -> dict[str, Any]:
+        """click's arguments for ``command`` (``None``: the common form)."""
+        usage = Usage() if command is None else self.commands[command]
+        default = self.default if command is None else self.default_for(command)
+        if self.type is None:
+            return {"is_flag": True, "default": default}
+        form: dict[str, Any] = {
+            "type": usage.type or self.type,
+            "default": default,
+            "multiple": usage.multiple,
+            "callback": self.callback,
+        }
+        if default is not None:
+            form["show_default"] = True
+        if self.shows_metavar:
+            form["metavar"] = self.metavar
+        return form
 
 
 def _same(*commands: str) -> dict[str, Usage]:
@@ -84,6 +153,7 @@ def _same(*commands: str) -> dict[str, Usage]:
 
 
 _PRESETS = "|".join(PRESETS)
+_BOARDS = ", ".join(f"{k} {r}x{c}/{m}" for k, (r, c, m) in PRESETS.items())
 
 #: Every shared option, in the order of the user guide's table.
 VOCABULARY: dict[str, SharedOption] = {
@@ -96,22 +166,26 @@ VOCABULARY: dict[str, SharedOption] = {
             "of a replay, a corpus or an export; each request of the server); 0: no limit, "
             "everywhere. Hitting it exits 5 (bench records a timeout, export skips the "
             "position, serve answers the solver-limit error)",
-            f"number 0 to {MAX_TIME_LIMIT:.0f}",
+            AsciiFloat(min=0.0, max=MAX_TIME_LIMIT),
             0.0,
+            "Seconds for the whole solve of the board, every stage (0: no limit); hitting it "
+            "exits 5.",
             {
                 **_same("probs", "sample", "replay"),
                 "bench": Usage(10.0, why="a corpus must not stall on one position"),
                 "export": Usage(60.0, why="a position past it is skipped and the export goes on"),
                 "serve": Usage(10.0, why="an interactive server must answer every request"),
             },
+            shows_metavar=True,
         ),
         SharedOption(
             "--backend",
             "NAME",
             "the counting backend that solves the boards (`mscsp backends` lists them); "
             "probs and bench also take any estimator it lists, flagged approximate",
-            "text",
-            "dss",
+            click.STRING,
+            DEFAULT_BACKEND,
+            f"Counting backend: {', '.join(BACKENDS)}.",
             {
                 **_same("probs", "replay", "learn data", "learn dagger"),
                 "sample": Usage("mdd", why="only the mdd backend's decision diagrams draw layouts"),
@@ -122,13 +196,15 @@ VOCABULARY: dict[str, SharedOption] = {
                     why="passed to the strategy; strategies that count boards take it",
                 ),
             },
+            shows_metavar=True,
         ),
         SharedOption(
             "--seed",
             "N",
             "every random draw is seeded: the same seed gives the same result",
-            "integer >= 0",
+            AsciiInt(min=0),
             0,
+            "Random seed (same seed, same result).",
             {
                 **_same(
                     "play",
@@ -153,16 +229,19 @@ VOCABULARY: dict[str, SharedOption] = {
             "--workers",
             "N",
             "worker processes (`-w`), 0 for one per CPU; results never depend on it",
-            "integer >= 0",
+            AsciiInt(min=0),
             1,
+            "Worker processes (0: one per CPU); results do not depend on it.",
             {
                 **_same("play", "replay", "learn data", "learn train", "learn dagger"),
                 "serve": Usage(
                     2,
-                    kind=f"integer 0 to {MAX_SERVE_WORKERS}",
+                    type=AsciiInt(min=0, max=MAX_SERVE_WORKERS),
                     why="long solves at once for one person's page; each may hold --memory-limit",
                 ),
             },
+            decls=("--workers", "-w"),
+            callback=_per_cpu,
         ),
         SharedOption(
             "--executor",
@@ -170,8 +249,9 @@ VOCABULARY: dict[str, SharedOption] = {
             "where the workers run: local processes, or Ray tasks (`pip install "
             "'mscsp[ray]'`; a cluster already initialised, else a local one of --workers "
             "CPUs); results, logs and shards are the same either way",
-            "one of process|ray",
+            click.Choice(EXECUTORS),
             "process",
+            "Local processes, or Ray (pip install 'mscsp[ray]'); results do not depend on it.",
             _same("play", "replay", "learn data", "learn dagger"),
         ),
         SharedOption(
@@ -179,8 +259,9 @@ VOCABULARY: dict[str, SharedOption] = {
             "",
             "the result as JSON on standard output, for machines (progress and notes go to "
             "standard error)",
-            "flag",
+            None,
             False,
+            "Print JSON for machines.",
             _same(
                 "probs",
                 "sample",
@@ -201,13 +282,15 @@ VOCABULARY: dict[str, SharedOption] = {
                 "verify",
             ),
             note="every command but serve",
+            decls=("--json", "as_json"),
         ),
         SharedOption(
             "--out",
             "PATH",
             "where the command writes: a log, a file, a folder or a run directory",
-            "path",
+            click.Path(),
             None,
+            "",  # (every command says what it writes there)
             {
                 **_same(
                     "play",
@@ -231,8 +314,9 @@ VOCABULARY: dict[str, SharedOption] = {
             "--resume",
             "",
             "continue the interrupted run recorded at --out",
-            "flag",
+            None,
             False,
+            "Continue the run recorded at --out.",
             _same("play", "bench", "learn system", "replay"),
             note="learn data, train, dagger, sweep and ablation resume when the same command "
             "runs again",
@@ -243,8 +327,10 @@ VOCABULARY: dict[str, SharedOption] = {
             "`--progress/--no-progress`: a progress bar with the rate and the time left on "
             "standard error; by default on when standard error is a terminal and --json is "
             "not given (standard output is never touched)",
-            "on/off flag",
             None,
+            None,
+            "Progress bar with the rate and the time left on stderr (default: when stderr is "
+            "a terminal and --json is not given).",
             _same(
                 "play",
                 "bench",
@@ -256,32 +342,40 @@ VOCABULARY: dict[str, SharedOption] = {
                 "learn dagger",
                 "generate",
             ),
+            decls=("--progress/--no-progress",),
         ),
         SharedOption(
             "--games",
             "N",
             "games to play",
-            "integer >= 0",
+            AsciiInt(min=0),
             0,
+            "",  # (every command says which games)
             {
                 "play": Usage(None, shown="1000, or the resumed run's"),
                 "bench": Usage(why="games are an extra: each estimator plays them"),
-                "learn data": Usage(1000, kind="integer >= 1", why="a shard directory needs games"),
+                "learn data": Usage(
+                    1000, type=AsciiInt(min=1), why="a shard directory needs games"
+                ),
                 "learn eval": Usage(200, why="per preset"),
                 "learn sweep": Usage(why="per preset; 0: accuracy only"),
-                "learn dagger": Usage(500, kind="integer >= 1", why="per round: its data"),
-                "learn ablation": Usage(1000, kind="integer >= 1", why="per point of the curves"),
+                "learn dagger": Usage(500, type=AsciiInt(min=1), why="per round: its data"),
+                "learn ablation": Usage(1000, type=AsciiInt(min=1), why="per point of the curves"),
                 "learn system": Usage(
-                    None, kind="integer >= 1", shown="the system's own", why="a training's games"
+                    None,
+                    type=AsciiInt(min=1),
+                    shown="the system's own",
+                    why="a training's games",
                 ),
             },
         ),
         SharedOption(
             "--preset",
             _PRESETS,
-            "a board preset: " + ", ".join(f"{k} {r}x{c}/{m}" for k, (r, c, m) in PRESETS.items()),
-            f"one of {_PRESETS}",
+            "a board preset: " + _BOARDS,
+            click.Choice(list(PRESETS)),
             None,
+            f"Board preset: {_BOARDS}.",
             {
                 "play": Usage(shown="beginner, unless --size"),
                 "learn dagger": Usage(shown="beginner, unless --size"),
@@ -291,30 +385,31 @@ VOCABULARY: dict[str, SharedOption] = {
                 "bench": Usage(),
                 "export": Usage(),
                 "learn data": Usage(),
-                "learn eval": Usage(
-                    kind=f"one of {_PRESETS}, repeatable", shown="all three", why="one run each"
-                ),
-                "learn sweep": Usage(kind=f"one of {_PRESETS}, repeatable", why="one run each"),
+                "learn eval": Usage(multiple=True, shown="all three", why="one run each"),
+                "learn sweep": Usage(multiple=True, why="one run each"),
             },
         ),
         SharedOption(
             "--size",
             "ROWSxCOLS",
             "a custom board, rows first, with --mines (`--size 16x30 --mines 99`)",
-            "ROWSxCOLS",
+            SizeType(),
             None,
+            "Custom board size ROWSxCOLS (rows first, e.g. 16x30), with --mines.",
             {
                 **_same("play", "learn data", "learn dagger", "learn system", "generate"),
-                "corpus": Usage(kind="ROWSxCOLS[,...]", why="a comma list: one sweep per size"),
+                "corpus": Usage(type=ListOf(SizeType()), why="a comma list: one sweep per size"),
             },
+            shows_metavar=True,
         ),
         SharedOption(
             "--mines",
             "N",
             "the mine count: of a custom board (with --size), or the total of a board text "
             "without a header",
-            "integer >= 0",
+            AsciiInt(min=0),
             None,
+            "Mine count of a custom board (with --size).",
             _same(
                 "probs",
                 "sample",
@@ -330,12 +425,13 @@ VOCABULARY: dict[str, SharedOption] = {
             "--first-click",
             "safe|opening|any",
             "what the first click is guaranteed: the cell, the cell and its neighbours, nothing",
-            "one of safe|opening|any",
-            "safe",
+            click.Choice([f.value for f in FirstClick]),
+            FirstClick.SAFE.value,
+            "First-click rule: a safe cell, an opening (cell and neighbours safe), or none.",
             {
                 **_same("play", "learn data", "learn dagger"),
                 "generate": Usage(
-                    "opening",
+                    FirstClick.OPENING.value,
                     why="a no-guess board starts from an opening, as other generators' do; "
                     "any is refused",
                 ),
@@ -345,16 +441,18 @@ VOCABULARY: dict[str, SharedOption] = {
             "--first-move",
             "corner|center|random|R,C",
             "where the first click goes (ROW,COL counted from 0)",
-            "text",
+            click.STRING,
             "corner",
+            "Where the first click goes: corner, center, random or ROW,COL (counted from 0).",
             _same("play", "learn data", "learn dagger", "generate"),
         ),
         SharedOption(
             "--no-guess",
             "",
             "boards that need no guess from the first click, laid with a certificate",
-            "flag",
+            None,
             False,
+            "",  # (every command says which boards)
             _same("generate", "play"),
             note="see docs/no-guess.md; generate requires it, the only kind it lays; play "
             "plays game i on the board laid from game i's seed",
@@ -364,27 +462,45 @@ VOCABULARY: dict[str, SharedOption] = {
             "N",
             "the cap on solutions per component: those an enumerating backend lists (bench), "
             "those the csp-limited player samples (play)",
-            "integer >= 1",
+            AsciiInt(min=1),
             None,
+            "",  # (every command says whose solutions)
             {
                 "bench": Usage(shown="no cap"),
                 "play": Usage(shown="the strategy's, csp-limited: 100"),
             },
+            shows_metavar=True,
         ),
         SharedOption(
             "--memory-limit",
             "MB",
             "megabytes a worker may allocate beyond its start (0: no limit); past it, bench "
             "records a memory out and serve answers the memory-limit error",
-            f"integer 0 to {MAX_MEMORY_MB}",
+            AsciiInt(min=0, max=MAX_MEMORY_MB),
             None,
+            "",  # (every command says whose memory)
             {
                 "bench": Usage(shown="4096, or half the machine's memory if less"),
                 "serve": Usage(1024, why="per request, so that one board cannot take the machine"),
             },
+            shows_metavar=True,
         ),
     )
 }
+
+
+def shared_options(command: str) -> Callable[..., Callable]:
+    """``command``'s shared options by name, built from :data:`VOCABULARY`.
+
+    ``shared = shared_options("play")``, then ``@shared("--seed")`` where ``--seed`` stands
+    among the command's options; the arguments after the name are
+    :meth:`SharedOption.option`'s.
+    """
+
+    def shared(name: str, *decls: str, **form: Any) -> Callable:
+        return VOCABULARY[name].option(command, *decls, **form)
+
+    return shared
 
 
 def describe(param: click.Parameter) -> str:
@@ -443,8 +559,8 @@ def _defaults(option: SharedOption) -> str:
         if usage.default is _SAME and usage.shown is None and not usage.why:
             continue
         value = usage.shown or shown(option.default_for(command))
-        if usage.kind:
-            value += f", range {usage.kind}"
+        if usage.type or usage.multiple:
+            value += f", range {option.kind_for(command)}"
         differ.append(f"{command}: {value}" + (f" ({usage.why})" if usage.why else ""))
     return text + ("; " + "; ".join(differ) if differ else "")
 
