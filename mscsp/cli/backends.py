@@ -11,7 +11,10 @@ import click
 from ..backends import BACKENDS
 from ..estimators import DEFAULT_ESTIMATOR, estimator_kinds
 from .bench import echo_table
-from .options import json_option, reports_errors
+from .options import reports_errors
+from .vocabulary import shared_options
+
+shared = shared_options("backends")
 
 
 def backend_table() -> list[dict[str, Any]]:
@@ -48,7 +51,7 @@ def backend_table() -> list[dict[str, Any]]:
 
 
 @click.command("backends")
-@json_option
+@shared("--json")
 @reports_errors
 def backends(as_json: bool) -> None:
     """List every backend --backend takes: the counting backends (exact, or approximate

@@ -24,13 +24,10 @@ from ..policy.fallback import COMMAND, check_fallback, fallback_record
 from ..policy.limits import both_stopped
 from ..probabilities import Solution
 from ..trust.inputs import read_bounded
-from .options import (
-    backend_option,
-    json_option,
-    mines_option,
-    reports_errors,
-    time_limit_option,
-)
+from .options import reports_errors
+from .vocabulary import shared_options
+
+shared = shared_options("probs")
 
 #: Largest board text read (bytes): parse_board's limit in characters, as board text is ASCII.
 MAX_TEXT_BYTES = MAX_TEXT
@@ -50,13 +47,14 @@ def read_board_text(path: str | None) -> bytes:
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
-@mines_option("Total mine count, if the board text has no header.")
-@backend_option(
-    help_extra="; or any estimator: sampler:N, csp-limited:N, learner:PATH, ... "
-    "(see 'mscsp backends'), shown as approximate"
+@shared("--mines", help="Total mine count, if the board text has no header.")
+@shared(
+    "--backend",
+    more="; or any estimator: sampler:N, csp-limited:N, learner:PATH, ... "
+    "(see 'mscsp backends'), shown as approximate",
 )
-@time_limit_option(0.0)
-@json_option
+@shared("--time-limit")
+@shared("--json")
 @click.option(
     "--exact",
     "show_exact",

@@ -14,17 +14,12 @@ from ..display.render import probability_map
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..estimators import Estimate
 from ..layouts import sample_layouts
-from .options import (
-    AsciiInt,
-    backend_option,
-    json_option,
-    mines_option,
-    out_option,
-    reports_errors,
-    seed_option,
-    time_limit_option,
-)
+from .options import reports_errors
 from .probs import read_board_text
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("sample")
 
 #: Confidence of the half-width printed with the estimates.
 DELTA = 0.05
@@ -35,7 +30,7 @@ SAMPLER_BACKEND = "mdd"
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
-@mines_option("Total mine count, if the board text has no header.")
+@shared("--mines", help="Total mine count, if the board text has no header.")
 @click.option(
     "--samples",
     type=AsciiInt(min=1),
@@ -43,18 +38,18 @@ SAMPLER_BACKEND = "mdd"
     show_default=True,
     help="Layouts to draw.",
 )
-@seed_option
-@backend_option(
-    SAMPLER_BACKEND,
+@shared("--seed")
+@shared(
+    "--backend",
     help="Backend that draws the layouts: mdd, whose decision diagrams give exactly uniform "
     "draws (the only backend that samples; mscsp probs --backend gives any one's exact odds).",
 )
-@time_limit_option(0.0)
-@json_option
-@out_option(
-    "Also save the layouts as a NumPy .npy file (samples x rows x cols booleans).",
-    dir_okay=False,
-    writable=True,
+@shared("--time-limit")
+@shared("--json")
+@shared(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also save the layouts as a NumPy .npy file (samples x rows x cols booleans).",
 )
 @reports_errors
 def sample(

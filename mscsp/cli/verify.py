@@ -8,12 +8,15 @@ import json
 import click
 
 from ..noguess.verify import CertificateError, verify_file
-from .options import json_option, reports_errors
+from .options import reports_errors
+from .vocabulary import shared_options
+
+shared = shared_options("verify")
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False))
-@json_option
+@shared("--json")
 @reports_errors
 def verify(path: str, as_json: bool) -> None:
     """Check every board's certificate in the boards file PATH, step by step.
