@@ -16,31 +16,26 @@ from ..export import export as run_export
 from ..export.instances import PER
 from ..export.mcc import ENCODINGS, KINDS
 from ..game import PRESETS
-from .options import (
-    AsciiInt,
-    json_option,
-    mines_option,
-    out_option,
-    preset_option,
-    reports_errors,
-    seed_option,
-    time_limit_option,
-)
+from .options import reports_errors
 from .probs import read_board_text
-from .progress import Progress, progress_option, wanted
+from .progress import Progress, wanted
 from .table import plural
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("export")
 
 
 @click.command()
 @click.argument("file", required=False, type=click.Path(allow_dash=True, dir_okay=False))
-@mines_option("Total mine count of FILE, if the board text has no header.")
+@shared("--mines", help="Total mine count of FILE, if the board text has no header.")
 @click.option(
     "--corpus",
     type=click.Path(dir_okay=False),
     help='JSONL corpus, one {"board": "<text>"} per line (bench/corpora/hard.jsonl is the '
     "hard one).",
 )
-@preset_option(help="Positions from seeded games of this preset (as mscsp bench --preset).")
+@shared("--preset", help="Positions from seeded games of this preset (as mscsp bench --preset).")
 @click.option(
     "--positions",
     type=AsciiInt(min=1),
@@ -48,7 +43,7 @@ from .table import plural
     show_default=True,
     help="Positions sampled with --preset.",
 )
-@seed_option
+@shared("--seed")
 @click.option(
     "--format",
     "fmt",
@@ -58,10 +53,11 @@ from .table import plural
     help="mcc: DIMACS CNF (Model Counting Competition); opb: pseudo-Boolean; mzn: MiniZinc "
     "model and .dzn data; lp: CPLEX LP.",
 )
-@out_option(
-    "Folder for the instances and index.jsonl (must be empty, or --overwrite).",
+@shared(
+    "--out",
+    type=click.Path(file_okay=False),
     required=True,
-    file_okay=False,
+    help="Folder for the instances and index.jsonl (must be empty, or --overwrite).",
 )
 @click.option(
     "--per",
@@ -94,18 +90,17 @@ from .table import plural
     show_default=True,
     help="Weight of a mine with --kind wmc (the count is sum_k counts[k] * weight**k).",
 )
-@time_limit_option(
-    60.0, help="Seconds to count each position (0: no limit); a position past it is skipped."
+@shared(
+    "--time-limit",
+    help="Seconds to count each position (0: no limit); a position past it is skipped.",
 )
-@click.option(
+@shared(
     "--overwrite",
-    is_flag=True,
-    default=False,
     help="Replace an earlier export in --out: only the files its index.jsonl lists are "
     "removed; anything else named like an instance there is refused.",
 )
-@progress_option
-@json_option
+@shared("--progress")
+@shared("--json")
 @reports_errors
 def export(
     file: str | None,

@@ -322,6 +322,17 @@ VOCABULARY: dict[str, SharedOption] = {
             "runs again",
         ),
         SharedOption(
+            "--overwrite",
+            "",
+            "replace what an earlier run left at --out, where the command otherwise refuses "
+            "to write over it or to mix two runs",
+            None,
+            False,
+            "Replace an existing --out file.",
+            _same("play", "export", "corpus", "generate"),
+            note="export removes only the files its index.jsonl lists",
+        ),
+        SharedOption(
             "--progress",
             "",
             "`--progress/--no-progress`: a progress bar with the rate and the time left on "
