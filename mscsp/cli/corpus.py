@@ -14,17 +14,12 @@ import click
 from ..errors import InvalidInputError
 from ..evaluation.families import DENSITY, FAMILIES, sweep
 from ..runtime.outlock import output_lock
-from .options import (
-    AsciiFloat,
-    AsciiInt,
-    SizeType,
-    json_option,
-    out_option,
-    reports_errors,
-    seed_option,
-)
-from .progress import Progress, progress_option, wanted
-from .types import ListOf
+from .options import reports_errors
+from .progress import Progress, wanted
+from .types import AsciiFloat, AsciiInt, ListOf
+from .vocabulary import shared_options
+
+shared = shared_options("corpus")
 
 #: Most positions one command writes: a typo in a list must not start a day-long run.
 MAX_POSITIONS = 100_000
@@ -32,10 +27,9 @@ MAX_POSITIONS = 100_000
 
 @click.command()
 @click.argument("family", type=click.Choice(list(FAMILIES)))
-@click.option(
+@shared(
     "--size",
     "sizes",
-    type=ListOf(SizeType()),
     required=True,
     help="Board sizes ROWSxCOLS, comma-separated (8x8,12x12); a strip is 3 rows high.",
 )
@@ -48,7 +42,7 @@ MAX_POSITIONS = 100_000
     help="Mine densities on the covered cells, comma-separated (a game places density x "
     "cells mines; a strip has none).",
 )
-@seed_option
+@shared("--seed")
 @click.option(
     "--count",
     type=AsciiInt(min=1, max=MAX_POSITIONS),
@@ -64,12 +58,14 @@ MAX_POSITIONS = 100_000
     show_default=True,
     help="game only: decisions of a solver-driven player before each position, comma-separated.",
 )
-@out_option(
-    "Write the corpus here (JSONL) instead of to standard output.", dir_okay=False, writable=True
+@shared(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the corpus here (JSONL) instead of to standard output.",
 )
-@click.option("--overwrite", is_flag=True, default=False, help="Replace an existing --out file.")
-@progress_option
-@json_option
+@shared("--overwrite")
+@shared("--progress")
+@shared("--json")
 @reports_errors
 def corpus(
     family: str,

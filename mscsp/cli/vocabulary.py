@@ -77,8 +77,9 @@ class SharedOption:
         note: A sentence for the docs (what else to know).
         decls: Its click declarations where more than the name (a short flag, the
             parameter's name, the off switch).
-        shows_metavar: Whether ``--help`` writes the value as :attr:`metavar` (else as
-            click does: ``INTEGER RANGE``, the choices).
+        shows_metavar: Whether ``--help`` writes the value as :attr:`metavar` where the
+            command takes the row's type (else as click does: ``INTEGER RANGE``, the
+            choices).
         callback: click's callback, where the value given is not the value used.
     """
 
@@ -143,7 +144,7 @@ class SharedOption:
         }
         if default is not None:
             form["show_default"] = True
-        if self.shows_metavar:
+        if self.shows_metavar and usage.type is None:  # (another type shows its own)
             form["metavar"] = self.metavar
         return form
 
