@@ -22,10 +22,11 @@ program's answer is checked, not trusted: every row is queried, and the identity
 binomial bounds and a recount of small components by ``dss`` must hold
 (:mod:`mscsp.backends.checked`), or the count is a :class:`~mscsp.errors.WrongCountError`.
 
-Limits: the time limit is the component's (a counter still running at it is killed with
-its whole process group: :class:`~mscsp.errors.SolverLimitError`); ``memory_mb`` caps each
-run's data segment (``RLIMIT_DATA``, as :mod:`mscsp.runtime.memlimit` does for workers), and a run
-that dies of it is a :class:`~mscsp.errors.MemoryLimitError`. A counter that crashes, prints
+Limits: each run is one isolated program (:func:`mscsp.runtime.isolated.run_program`); the
+time limit is the component's (a counter still running at it is killed with its whole
+process group: :class:`~mscsp.errors.SolverLimitError`); ``memory_mb`` caps each run's data
+segment (``RLIMIT_DATA``), and a run that dies of it is a
+:class:`~mscsp.errors.MemoryLimitError`. A counter that crashes, prints
 no count, an approximate or unreadable one, or contradicts itself is an
 :class:`~mscsp.errors.InvalidInputError` naming the command and the file's query: never
 a number. Without a command, the counter is mscsp's own (:mod:`mscsp.counters.mcc`, Ganak).
@@ -38,11 +39,9 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import suppress
 from itertools import accumulate
 from math import comb
 from pathlib import Path
@@ -51,15 +50,14 @@ from typing import Any
 from ..bigint import from_decimal
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError, MemoryLimitError, WrongCountError
+from ..runtime.child import LIMIT
+from ..runtime.isolated import run_program
 from ..runtime.memlimit import died_of_memory
-from ..trust.inputs import read_bounded
 from .base import Backend
 from .checked import check_count
 
 #: The counter run when the spec names none: mscsp's own program, Ganak inside.
 DEFAULT_COMMAND = (sys.executable, "-m", "mscsp.counters.mcc")
-#: Most bytes of a counter's standard output read (and written: ``RLIMIT_FSIZE``).
-MAX_OUTPUT = 16 * 2**20
 #: Exit statuses of a counter that answered (SAT competition style: 10 SAT, 20 UNSAT).
 ANSWERED = (0, 10, 20)
 
@@ -143,28 +141,14 @@ class ExternalBackend(Backend):
         timeout = None if end is None else end - time.perf_counter()
         if timeout is not None and timeout <= 0:
             raise self._limit_error()
-        out, err = path.with_suffix(".out"), path.with_suffix(".err")
-        with open(out, "wb") as stdout, open(err, "wb") as stderr:
-            process = subprocess.Popen(
-                [*self.argv, str(path)],
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,  # its own process group: killed with its children
-                preexec_fn=_limits(self.memory_mb),
-            )
-        try:
-            code = process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise self._limit_error() from None
-        finally:
-            with suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        return self._answer(path, code, read_bounded(out, MAX_OUTPUT, "counter output"), err)
+        outcome = run_program([*self.argv, str(path)], timeout=timeout, memory_mb=self.memory_mb)
+        if outcome.status == LIMIT:
+            raise self._limit_error()
+        return self._answer(path, outcome.exit_code, outcome.value, outcome.stderr)
 
-    def _answer(self, path: Path, code: int, output: bytes, err: Path) -> int:
-        """The count in a finished run's ``output``; an error for anything else."""
+    def _answer(self, path: Path, code: int, output: bytes, tail: str) -> int:
+        """The count in a finished run's ``output`` (``tail``: its last error line); an
+        error for anything else."""
         lines = output.decode("utf-8", errors="replace").splitlines()
         found = {from_decimal(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
         found |= {from_decimal(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}
@@ -172,8 +156,6 @@ class ExternalBackend(Backend):
             found = {0}
         if code in ANSWERED and len(found) == 1:
             return found.pop()
-        tail = read_bounded(err, MAX_OUTPUT, "counter errors").decode(errors="replace")
-        tail = " ".join(tail.strip().splitlines()[-1:])[:200]
         if (
             code not in ANSWERED
             and self.memory_mb is not None
@@ -213,25 +195,6 @@ def _resolve(text: Any) -> list[str]:
             f"counter command {words[0]!r} not found: not an executable file nor on PATH"
         )
     return [program, *words[1:]]
-
-
-def _limits(memory_mb: int | None) -> Any:
-    """The function run in the counter's process before it starts: its output capped at
-    :data:`MAX_OUTPUT` bytes, its data segment at ``memory_mb`` MiB."""
-
-    def apply() -> None:
-        import resource
-
-        caps = [(resource.RLIMIT_FSIZE, MAX_OUTPUT)]
-        if memory_mb is not None:
-            caps.append((resource.RLIMIT_DATA, memory_mb * 2**20))
-        for which, cap in caps:  # soft limits only, never above the inherited hard one
-            _, hard = resource.getrlimit(which)
-            resource.setrlimit(
-                which, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard)
-            )
-
-    return apply
 
 
 def _ended(code: int) -> str:

@@ -1,0 +1,388 @@
+"""A persistent isolated worker: one child process serving calls one at a time.
+
+Where each call would pay a start (imports, a backend's warm-up) the work goes to a worker
+that keeps its state between calls, under the same limits as a single isolated run
+(:mod:`mscsp.runtime.isolated`): a wall-clock limit per call, past which the worker is killed
+with its whole process group; a memory ceiling (what it holds once set up, plus a budget:
+:func:`~mscsp.runtime.memlimit.set_ceiling`); one :class:`~mscsp.runtime.child.Outcome` per
+call. A worker that was killed, died, or ran out of memory is replaced by the next call.
+
+The child is set up once by ``setup()``, a module-level function (it is pickled by
+reference) that returns the function each call's job is given to. It ignores Ctrl-C (its
+parent stops it), leads its own process group, and leaves when its parent closes the pipe.
+It starts as a fresh interpreter (``python -c``, its own child: ``os.wait4`` gives its
+costs, it dies with its parent on Linux, and it may be started from a daemonic process, a
+pool's worker), or from a :mod:`multiprocessing` context given (the web analyser's
+``forkserver``, which starts one in milliseconds).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from .child import (
+    CRASH,
+    LIMIT,
+    MEMORY,
+    OK,
+    RAISED,
+    Outcome,
+    cost,
+    cpu_of,
+    cpu_so_far,
+    die_with_parent,
+    died,
+    kill_group,
+    peak_of,
+    sendable,
+)
+from .memlimit import MEMORY_EXIT, peak_mb, reset_peak, set_ceiling
+
+#: What a worker sends once it is set up (with the CPU seconds it has used so far).
+READY = "ready"
+#: How long a worker that closed its pipe is given to be collected before it is killed.
+_EXIT_WAIT = 1.0
+#: The code a fresh interpreter runs: read the parent's module path, then serve.
+_BOOT = (
+    "import sys\n"
+    "from multiprocessing.connection import Connection\n"
+    "conn = Connection(int(sys.argv[1]))\n"
+    "sys.path[:] = conn.recv()\n"
+    "from mscsp.runtime.worker import serve\n"
+    "serve(conn, *conn.recv())\n"
+)
+
+
+def serve(
+    conn: Connection,
+    setup: Callable[[], Callable[[Any], Any]],
+    memory_mb: int | None,
+    nice: int,
+    parent: int | None,
+) -> None:
+    """A worker's life: set up, then answer each job until ``None`` or the pipe's end.
+
+    Each answer is ``(status, value, cpu seconds, peak MiB, cpu seconds so far)``. After a
+    ``MemoryError`` the worker answers and leaves: its successor starts clean.
+
+    Args:
+        conn: The pipe to the parent.
+        setup: Makes the function jobs are given to.
+        memory_mb: MiB it may allocate beyond what it holds once set up (``None``: any).
+        nice: How much to lower its scheduling priority.
+        parent: The parent's process id, to die with (``None``: not asked).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    with contextlib.suppress(AttributeError, OSError):  # (no process groups on Windows)
+        os.setpgrp()  # its own group, so that it is killed with whatever it starts
+    if parent is not None:
+        die_with_parent(parent)
+    if nice:
+        os.nice(nice)
+    try:
+        try:
+            handle = setup()
+        except Exception as exc:
+            conn.send((RAISED, sendable(exc), None, None, None))
+            return
+        set_ceiling(memory_mb)
+        conn.send((READY, None, None, None, cpu_so_far()))
+        while (job := conn.recv()) is not None:
+            reset_peak()
+            before = cpu_so_far()
+            try:
+                status, value = OK, handle(job)
+            except MemoryError:
+                status, value = MEMORY, None
+            except Exception as exc:
+                status, value = RAISED, sendable(exc)
+            after = cpu_so_far()
+            conn.send((status, value, after - before, peak_mb(), after))
+            if status == MEMORY:
+                return
+    except (EOFError, OSError):  # the parent closed the pipe, or is gone
+        return
+    except MemoryError:  # not even the answer could be sent
+        os._exit(MEMORY_EXIT)
+
+
+class _Child(abc.ABC):
+    """A started worker process: its pipe, how it is killed and collected."""
+
+    def __init__(self, conn: Connection, pid: int):
+        self.conn = conn
+        self.pid = pid
+        self.ready = False
+        self.busy = False
+        #: Its CPU seconds so far, as of its last message (a call's cost is from there).
+        self.cpu = 0.0
+        self.lock = threading.Lock()
+        self.exit_code: int | None = None
+        self.usage: Any = None
+
+    def kill(self) -> None:
+        """Kills it and its group, without waiting."""
+        kill_group(self.pid)
+
+    @abc.abstractmethod
+    def collect(self, timeout: float | None = None) -> int | None:
+        """Its exit code once it has ended, waiting at most ``timeout`` seconds (``None``:
+        until it ends); ``None`` if it still runs."""
+
+
+class _Spawned(_Child):
+    """A fresh interpreter started here (its own process group from the start)."""
+
+    def __init__(self, message: tuple):
+        import socket
+
+        ours, theirs = socket.socketpair()
+        try:
+            # (a plain Popen: nothing runs between fork and exec, safe beside threads)
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                process_group=0,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        super().__init__(Connection(ours.detach()), self.process.pid)
+        with contextlib.suppress(OSError):  # died at once: the first call finds it dead
+            self.conn.send(list(sys.path))
+            self.conn.send(message)
+
+    def collect(self, timeout: float | None = None) -> int | None:
+        with self.lock:
+            if self.exit_code is None:
+                end = None if timeout is None else time.monotonic() + timeout
+                while True:
+                    try:
+                        pid, status, usage = os.wait4(self.pid, 0 if end is None else os.WNOHANG)
+                    except ChildProcessError:  # collected elsewhere (SIGCHLD ignored)
+                        pid, status, usage = self.pid, 0, None
+                    if pid:
+                        self.exit_code = os.waitstatus_to_exitcode(status)
+                        self.usage = usage
+                        self.process.returncode = self.exit_code  # (collected here)
+                        break
+                    if time.monotonic() >= end:
+                        break
+                    time.sleep(0.01)
+            return self.exit_code
+
+
+class _Forked(_Child):
+    """A worker started by a :mod:`multiprocessing` context (its ``Process``)."""
+
+    def __init__(self, context: Any, message: tuple):
+        ours, theirs = context.Pipe()
+        self.process = context.Process(
+            target=serve, args=(theirs, *message), name="mscsp-worker", daemon=True
+        )
+        try:
+            self.process.start()
+        except BaseException:  # not started: no process to kill or collect later
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        super().__init__(ours, self.process.pid)
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, AttributeError):  # not its group's leader yet
+            self.process.kill()
+
+    def collect(self, timeout: float | None = None) -> int | None:
+        self.process.join(timeout)
+        self.exit_code = self.process.exitcode
+        return self.exit_code
+
+
+class Worker:
+    """One worker process, started on first use and replaced when it fails.
+
+    Args:
+        setup: A module-level function, run once in the worker, that returns the function
+            each job is given to (its answer must pickle).
+        memory_mb: MiB the worker may allocate beyond what it holds once set up (``None``:
+            no ceiling of its own).
+        nice: How much to lower its scheduling priority.
+        context: A :mod:`multiprocessing` context to start it with (``None``: a fresh
+            interpreter; on Windows, ``spawn``).
+    """
+
+    def __init__(
+        self,
+        setup: Callable[[], Callable[[Any], Any]],
+        *,
+        memory_mb: int | None = None,
+        nice: int = 0,
+        context: Any = None,
+    ):
+        self.setup = setup
+        self.memory_mb = memory_mb
+        self.nice = nice
+        if context is None and os.name != "posix":
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+        self.context = context
+        self.child: _Child | None = None
+        self.lock = threading.Lock()
+
+    def start(self) -> _Child:
+        """Starts the process unless it runs (it sets up while we go on); it."""
+        with self.lock:
+            if self.child is None:
+                if self.context is None:
+                    message = (self.setup, self.memory_mb, self.nice, os.getpid())
+                    self.child = _Spawned(message)
+                else:
+                    message = (self.setup, self.memory_mb, self.nice, None)
+                    self.child = _Forked(self.context, message)
+            return self.child
+
+    def call(
+        self,
+        job: Any,
+        *,
+        timeout: float | None = None,
+        end: float | None = None,
+        start_by: float | None = None,
+    ) -> Outcome | None:
+        """The worker's answer to ``job``.
+
+        Args:
+            job: What the worker's function is given (it must pickle).
+            timeout: Seconds the answer may take once the job is sent (``None``: no limit);
+                past them, or past ``end``, the worker is killed (a :data:`LIMIT` outcome).
+            end: A :func:`time.monotonic` time the answer must come by (``None``: none).
+            start_by: A :func:`time.monotonic` time: a worker not set up by then is left
+                to start, and the job is not sent (``None``: wait for it).
+
+        Returns:
+            The outcome (a worker that raised in its setup: :data:`RAISED`); ``None`` where
+            the job was not sent (``start_by`` passed first).
+        """
+        child = self.start()
+        clock = time.perf_counter()
+        try:
+            if not child.ready:
+                wait = None if start_by is None else max(start_by - time.monotonic(), 0.0)
+                if not child.conn.poll(wait):
+                    return None
+                status, value, _, _, cpu = child.conn.recv()
+                if status != READY:
+                    self._discard(child)
+                    return Outcome(status, value, time.perf_counter() - clock)
+                child.ready, child.cpu = True, cpu
+            sent = time.monotonic()
+            if start_by is not None and sent >= start_by:
+                return None
+            clock = time.perf_counter()
+            child.conn.send(job)
+            child.busy = True
+            if not child.conn.poll(_wait(sent, timeout, end)):
+                seconds = time.perf_counter() - clock
+                used, peak = cpu_of(child.pid), peak_of(child.pid)  # (before it goes)
+                self._discard(child)
+                cpu = None if used is None else max(used - child.cpu, 0.0)
+                if cpu is None:
+                    cpu, peak = self._late_cost(child, peak)
+                return Outcome(LIMIT, None, seconds, cpu, peak)
+            status, value, cpu, peak, child.cpu = child.conn.recv()
+            child.busy = False
+        except (EOFError, OSError):  # died (out of memory?), or stopped by another thread
+            return self._died(child, time.perf_counter() - clock)
+        if status == MEMORY:  # it leaves after one: its successor starts clean
+            self._discard(child)
+        return Outcome(status, value, time.perf_counter() - clock, cpu, peak)
+
+    def _died(self, child: _Child, seconds: float) -> Outcome:
+        """The outcome of a call whose worker died under it (its successor starts next)."""
+        code = child.collect(_EXIT_WAIT)
+        self._discard(child)
+        cpu, peak = self._late_cost(child, None)
+        return Outcome(CRASH if code is None else died(code), None, seconds, cpu, peak, code)
+
+    @staticmethod
+    def _late_cost(child: _Child, peak: float | None) -> tuple[float | None, float | None]:
+        """A collected worker's cost of its last call, from ``os.wait4`` where it tells."""
+        used, lifetime = cost(child.usage)
+        if used is None:
+            return None, peak
+        return max(used - child.cpu, 0.0), peak if peak is not None else lifetime
+
+    def _discard(self, child: _Child) -> None:
+        """Kills ``child`` and its group and collects it; the next call starts a new one."""
+        with self.lock:
+            if self.child is child:
+                self.child = None
+        child.kill()
+        child.collect()
+
+    def kill(self) -> _Child | None:
+        """Kills the worker and what it started, without waiting for it to end.
+
+        Returns:
+            The killed process, to :meth:`collect <_Child.collect>`.
+        """
+        with self.lock:
+            child, self.child = self.child, None
+        # The pipe closes when the last reference to it goes: a call still waiting on it
+        # sees the end of the pipe, not a reused descriptor.
+        if child is not None:
+            child.kill()
+        return child
+
+    def stop(self) -> None:
+        """Kills the worker (its job, if any, is abandoned); the next call starts a new one."""
+        child = self.kill()
+        if child is not None:
+            child.collect()
+
+    def close(self) -> None:
+        """Lets an idle worker leave (killed if it does not within a second), kills a busy
+        one (a call left by an exception)."""
+        with self.lock:
+            child, self.child = self.child, None
+        if child is None:
+            return
+        if not child.busy:
+            with contextlib.suppress(OSError, ValueError):  # it may be gone already
+                child.conn.send(None)
+            if child.collect(_EXIT_WAIT) is not None:
+                return
+        child.kill()
+        child.collect()
+
+    @property
+    def pid(self) -> int | None:
+        """The running process's id, if one is started."""
+        child = self.child
+        return None if child is None else child.pid
+
+
+def _wait(sent: float, timeout: float | None, end: float | None) -> float | None:
+    """Seconds to wait for an answer from ``sent`` (``None``: no limit)."""
+    limits = [t for t in (timeout, None if end is None else end - sent) if t is not None]
+    if not limits or math.isinf(min(limits)):
+        return None
+    return max(min(limits) - (time.monotonic() - sent), 0.0)
