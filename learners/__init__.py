@@ -12,8 +12,8 @@
   :mod:`.guess.nn_iter` and :mod:`.guess.dqn`.
 
 :mod:`.registry` holds every learned system by name (``learner`` first, then the seed papers'
-in paper order) with its family, player, trainer and extra; it is the only module ``mscsp``
-imports, and only when a name is not built in. :mod:`.artefacts` and ``weights/`` are the
-shipped artefacts. Nothing here is imported by ``import mscsp``; see ``docs/learners.md`` and
-``docs/seeds.md``.
+in paper order) with its family, player, trainer and extra; ``mscsp`` finds it through the
+``mscsp.learners`` entry points (``pyproject.toml``) when a name is not built in.
+:mod:`.artefacts` and ``weights/`` are the shipped artefacts. Nothing here is imported by
+``import mscsp``; see ``docs/learners.md`` and ``docs/seeds.md``.
 """

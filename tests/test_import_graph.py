@@ -26,7 +26,7 @@ commands, the top layer), and ``learners`` depends on ``mscsp``, never the other
 Above the modules, the rooms: :data:`ROOMS` files every module in one, :data:`LAYERS` orders
 them bottom to top, and an import runs down to a lower layer or stays in its room, never up
 or sideways (:func:`test_no_import_runs_back_up`); ``docs/architecture.md`` draws them
-(``bench/architecture_picture.py``).
+(``docs/img/architecture.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ default): **exact** counting backends through :func:`mscsp.solve`; **approximate
 (``approxmc``, the uniform sampler ``sampler:N``, ``csp-limited``'s limited traversal,
 loopy belief propagation ``bp:ITERS``, Markov chains ``mcmc:SWEEPS``);
 and **learned** models (``learner:PATH``, the seed nets that predict per cell), found
-through ``learners.registry`` on first use, so ``import mscsp`` never loads JAX.
+through the ``mscsp.learners`` entry points on first use, so ``import mscsp`` never loads JAX.
 
 A name is ``NAME`` or ``NAME:ARG`` (``sat:cadical195``, ``sampler:1000``,
 ``learner:default``). Every command's ``--backend`` takes any of them. See
@@ -30,7 +30,7 @@ from .learned import LearnedEstimator, learned_kinds
 DEFAULT_ESTIMATOR = DEFAULT_BACKEND
 
 
-#: The learned models, looked up in ``learners.registry`` once (on first use, not import).
+#: The learned models, looked up in the registered tables once (on first use, not import).
 _learned = functools.cache(learned_kinds)
 
 
