@@ -12,42 +12,31 @@ from typing import IO, Any
 import click
 
 from ..errors import InvalidInputError
-from ..game import FirstClick
 from ..noguess.certificate import MAX_STEP_NUMBERS
 from ..noguess.generate import Generated, Generator, Settings, Tally, header
 from ..runtime.outlock import output_lock
 from ..trust.files import open_output
-from .options import (
-    AsciiInt,
-    board_size,
-    first_click_option,
-    first_move_option,
-    json_option,
-    mines_option,
-    out_option,
-    preset_option,
-    reports_errors,
-    seed_option,
-    size_option,
-)
-from .progress import Progress, progress_option, wanted
+from .options import board_size, reports_errors
+from .progress import Progress, wanted
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("generate")
 
 #: Most boards one command lays: a typo must not start a day-long run.
 MAX_BOARDS = 1_000_000
 
 
 @click.command()
-@click.option(
+@shared(
     "--no-guess",
-    is_flag=True,
-    default=False,
     help="Lay boards that need no guess from the first click (the only kind for now; required).",
 )
-@preset_option(" (default beginner, unless --size)")
-@size_option
-@mines_option()
-@first_click_option(FirstClick.OPENING.value)
-@first_move_option
+@shared("--preset", more=" (default beginner, unless --size)")
+@shared("--size")
+@shared("--mines")
+@shared("--first-click")
+@shared("--first-move")
 @click.option(
     "--count",
     "-n",
@@ -56,7 +45,7 @@ MAX_BOARDS = 1_000_000
     show_default=True,
     help="Boards to lay.",
 )
-@seed_option
+@shared("--seed")
 @click.option(
     "--min-3bv",
     type=AsciiInt(min=0),
@@ -90,14 +79,14 @@ MAX_BOARDS = 1_000_000
     show_default=True,
     help="Layouts drawn at most for one board before giving up (exit 5).",
 )
-@out_option(
-    "Write the boards file here (JSONL) instead of to standard output.",
-    dir_okay=False,
-    writable=True,
+@shared(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the boards file here (JSONL) instead of to standard output.",
 )
-@click.option("--overwrite", is_flag=True, default=False, help="Replace an existing --out file.")
-@progress_option
-@json_option
+@shared("--overwrite")
+@shared("--progress")
+@shared("--json")
 @reports_errors
 def generate(
     no_guess: bool,
