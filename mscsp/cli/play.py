@@ -13,26 +13,12 @@ from ..errors import InvalidInputError
 from ..evaluation.harness import RunConfig, RunLog, Summary, run
 from ..players import PLAYERS
 from ..runtime.outlock import output_lock
-from .options import (
-    AsciiInt,
-    backend_option,
-    board_size,
-    executor_option,
-    exit_interrupted,
-    first_click_option,
-    first_move_option,
-    json_option,
-    max_solutions_option,
-    mines_option,
-    out_option,
-    preset_option,
-    reports_errors,
-    resume_option,
-    seed_option,
-    size_option,
-    workers_option,
-)
-from .progress import Progress, progress_option, wanted
+from .options import board_size, exit_interrupted, reports_errors
+from .progress import Progress, wanted
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("play")
 
 #: Player options that became options of their own: ``-o KEY=VALUE`` still sets them for one
 #: release, with a warning.
@@ -125,17 +111,15 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
         "network); or learner:PATH (learner:default: the shipped model)."
     ),
 )
-@preset_option(" (default beginner unless --size/--mines)")
-@size_option
-@mines_option()
+@shared("--preset", more=" (default beginner unless --size/--mines)")
+@shared("--size")
+@shared("--mines")
 @click.option("--rows", type=AsciiInt(min=1), hidden=True, help="Deprecated: use --size.")
 @click.option("--cols", type=AsciiInt(min=1), hidden=True, help="Deprecated: use --size.")
-@first_click_option()
-@first_move_option
-@click.option(
+@shared("--first-click")
+@shared("--first-move")
+@shared(
     "--no-guess",
-    is_flag=True,
-    default=False,
     help=(
         "Play boards that need no guess from the first click: game i is the board "
         "'mscsp generate --no-guess' lays from game i's seed, opened at its certificate's "
@@ -145,25 +129,19 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
         "refuses a log of the other kind."
     ),
 )
-@click.option(
-    "--games",
-    "-n",
-    type=AsciiInt(min=0),
-    default=None,
-    help="Games to play [default: 1000, or the resumed run's count].",
-)
-@seed_option
-@workers_option()
-@executor_option
-@out_option(
-    "JSONL log of the run: its settings, then every finished batch of games.", dir_okay=False
+@shared("--games", "-n", help="Games to play [default: 1000, or the resumed run's count].")
+@shared("--seed")
+@shared("--workers")
+@shared("--executor")
+@shared(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="JSONL log of the run: its settings, then every finished batch of games.",
 )
 @click.option("--log", type=click.Path(dir_okay=False), hidden=True, help="Deprecated: --out.")
-@resume_option("run")
-@click.option(
+@shared("--resume")
+@shared(
     "--overwrite",
-    is_flag=True,
-    default=False,
     help="Start a new log at --out even if one is there (default: refuse to mix runs).",
 )
 @click.option(
@@ -174,16 +152,17 @@ def format_summary(config: RunConfig, summary: Summary, rate: float | None = Non
     metavar="KEY=VALUE",
     help="Player option, e.g. -o heuristic=edge (repeatable; checked before the run).",
 )
-@backend_option(
-    None,
+@shared(
+    "--backend",
     help="Counting backend of the strategies that count (best, csp-*, ...; 'mscsp backends' "
     "lists them) [default: the strategy's, dss].",
 )
-@max_solutions_option(
-    "Solutions per component the csp-limited strategy samples [default: its own, 100]."
+@shared(
+    "--max-solutions",
+    help="Solutions per component the csp-limited strategy samples [default: its own, 100].",
 )
-@progress_option
-@json_option
+@shared("--progress")
+@shared("--json")
 @click.pass_context
 @reports_errors
 def play(
