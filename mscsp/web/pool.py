@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import queue
-import signal
 import threading
-import time
-from multiprocessing.connection import Connection
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import MemoryLimitError, SolverLimitError
-from ..runtime.memlimit import MEMORY_EXIT, died_of_memory, set_ceiling
+from ..runtime.child import LIMIT, MEMORY, OK
+from ..runtime.worker import Worker as IsolatedWorker
 from .service import ApiError, Handler, Limits, answer, error_answer, naming_board
 
 #: What the ``forkserver`` imports once, so that the workers it forks start with it.
@@ -33,8 +31,6 @@ PRELOAD = ["mscsp.web.service", "mscsp.web.replay_api"]
 
 #: How much lower than the server's a long-job worker's scheduling priority is (``nice``).
 NICE = 10
-#: What a worker sends once it has started (imported the library, set its ceiling).
-READY = "ready"
 
 
 def memory_error(memory_mb: int | None) -> MemoryLimitError:
@@ -42,41 +38,19 @@ def memory_error(memory_mb: int | None) -> MemoryLimitError:
     return MemoryLimitError(f"memory limit of {memory_mb} MB per request was hit")
 
 
-def _work(conn: Connection, memory_mb: int | None, nice: int) -> None:
-    """A worker's loop: take a job, answer it; stop when the server closes the pipe.
+def _answering() -> Callable[[tuple[Handler, Any, Limits]], tuple[int, bytes] | None]:
+    """A worker's setup: each job it is given, ``(handler, body, limits)``, is answered
+    (:func:`~mscsp.web.service.answer`; a ``MemoryError`` retires the worker)."""
+    return _answer
 
-    Each answer is ``(status, body, retire)``; ``status`` ``None``: see
-    :func:`~mscsp.web.service.answer`. After a memory error the worker retires (answers,
-    then exits): the server starts a fresh one, with nothing left over from the failure.
-    """
-    # Ctrl-C goes to the server, which stops us; our own group, so that we are killed with
-    # whatever we start.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.setpgrp()
-    # Below the server in the scheduler's eyes: where cores are short, the server's quick
-    # answers go first; an idle core still runs the solve at full speed.
-    if nice:
-        os.nice(nice)
-    set_ceiling(memory_mb)
-    try:
-        conn.send(READY)
-        while True:
-            handler, body, limits = conn.recv()
-            try:
-                status, out = answer(handler, body, limits) or (None, b"")
-                conn.send((status, out, False))
-            except MemoryError:
-                error = naming_board(memory_error(memory_mb), body, limits)
-                conn.send((*error_answer(error), True))
-                return
-    except (EOFError, OSError):  # the server closed the pipe, or is gone
-        return
-    except MemoryError:  # not even the answer could be sent
-        os._exit(MEMORY_EXIT)
+
+def _answer(job: tuple[Handler, Any, Limits]) -> tuple[int, bytes] | None:
+    return answer(*job)
 
 
 class Worker:
-    """One worker process and its pipe, started on first use and replaced when it fails.
+    """One worker process (:class:`mscsp.runtime.worker.Worker`), started on first use and
+    replaced when it fails.
 
     Args:
         context: The multiprocessing context that starts it.
@@ -85,13 +59,8 @@ class Worker:
     """
 
     def __init__(self, context: Any, memory_mb: int | None, nice: int):
-        self.context = context
         self.memory_mb = memory_mb
-        self.nice = nice
-        self.process: multiprocessing.process.BaseProcess | None = None
-        self.conn: Connection | None = None
-        self.ready = False
-        self.lock = threading.Lock()
+        self.process = IsolatedWorker(_answering, memory_mb=memory_mb, nice=nice, context=context)
 
     def call(
         self, handler: Handler, body: Any, limits: Limits, end: float, grace: float
@@ -107,94 +76,38 @@ class Worker:
             left to start; running the job, it is killed), or the handler asked for more
             time than its try (see :func:`~mscsp.web.service.answer`).
         """
-        conn = self.start()
-        try:
-            if not self.ready:
-                if not conn.poll(max(end - time.monotonic(), 0)):
-                    return None
-                self.ready = conn.recv() == READY
-            now = time.monotonic()
-            if now >= end:
-                return None
-            conn.send((handler, body, limits))
-            attempt = math.inf if limits.attempt is None else limits.attempt
-            if conn.poll(min(end, now + attempt) + grace - time.monotonic()):
-                status, out, retire = conn.recv()
-                if retire:
-                    self.stop()
-                return None if status is None else (status, out)
-            self.stop()
+        attempt = math.inf if limits.attempt is None else limits.attempt
+        outcome = self.process.call(
+            (handler, body, limits), timeout=attempt + grace, end=end + grace, start_by=end
+        )
+        if outcome is None or outcome.status == LIMIT:
             return None
-        except (EOFError, OSError):  # died (out of memory?) or stopped by close()
-            error = naming_board(self._death(), body, limits)
-            self.stop()
-            return error_answer(error)
+        if outcome.status == OK:
+            return outcome.value
+        # A MemoryError the worker answered (it runs on: no exit code), or a worker that died
+        # as one under a ceiling does; else it died (out of memory?) or was stopped by close().
+        if outcome.status == MEMORY and (outcome.exit_code is None or self.memory_mb is not None):
+            error: SolverLimitError = memory_error(self.memory_mb)
+        else:
+            error = SolverLimitError("the worker process solving this request stopped")
+        return error_answer(naming_board(error, body, limits))
 
-    def _death(self) -> SolverLimitError:
-        """What to answer for a job whose worker died under it."""
-        process = self.process
-        if process is not None:
-            process.join(1.0)
-            if self.memory_mb is not None and died_of_memory(process.exitcode):
-                return memory_error(self.memory_mb)
-        return SolverLimitError("the worker process solving this request stopped")
+    def start(self) -> None:
+        """Starts the process unless it runs (it imports the library while we go on)."""
+        self.process.start()
 
-    def start(self) -> Connection:
-        """Starts the process unless it runs (it imports the library while we go on).
-
-        Returns:
-            The pipe to it.
-        """
-        with self.lock:
-            if self.process is None:
-                ours, theirs = self.context.Pipe()
-                self.process = self.context.Process(
-                    target=_work,
-                    args=(theirs, self.memory_mb, self.nice),
-                    name="mscsp-worker",
-                    daemon=True,
-                )
-                try:
-                    self.process.start()
-                except BaseException:  # not started: no process to kill or join later
-                    self.process = None
-                    theirs.close()
-                    ours.close()
-                    raise
-                theirs.close()
-                self.conn = ours
-                self.ready = False
-            return self.conn
-
-    def stop(self) -> None:
-        """Kills the process and what it started (its job, if any, is abandoned); the next
-        call starts a new one."""
-        process = self.kill()
-        if process is not None:
-            process.join()
-
-    def kill(self) -> multiprocessing.process.BaseProcess | None:
+    def kill(self) -> Any:
         """Kills the process and what it started, without waiting for it to end.
 
         Returns:
-            The process, to join.
+            The process, to ``collect()``, or ``None``.
         """
-        with self.lock:
-            process, self.process, self.conn = self.process, None, None
-        # The connection closes when the last reference to it goes: a call still waiting
-        # on it sees the end of the pipe, not a reused descriptor.
-        if process is not None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):  # not its group's leader yet
-                process.kill()
-        return process
+        return self.process.kill()
 
     @property
     def pid(self) -> int | None:
         """The running process's id, if one is started."""
-        process = self.process
-        return None if process is None else process.pid
+        return self.process.pid
 
 
 def _context() -> Any:
@@ -269,4 +182,4 @@ class WorkerPool:
             self.closed = True
         for process in [worker.kill() for worker in self.workers]:  # all at once, then wait
             if process is not None:
-                process.join()
+                process.collect()
