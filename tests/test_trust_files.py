@@ -21,8 +21,9 @@ from mscsp.errors import InvalidInputError
 from mscsp.evaluation.bench_runs import BenchSettings, RunsLog
 from mscsp.evaluation.harness import GameResult, RunConfig, RunLog
 from mscsp.replay.archive import ResultLog
+from mscsp.runtime.runlog import read_log
 from mscsp.trust.files import open_output, open_regular
-from mscsp.trust.jsonlog import Damaged, read_log, typed
+from mscsp.trust.jsonlog import Damaged, typed
 
 CONFIG = RunConfig("safe", 9, 9, 10, seed=3)
 SETTINGS = BenchSettings("abc", 3, "dss", "count", 10.0, None, None, 1, True)
@@ -205,9 +206,9 @@ def test_typed_refuses_wrong_types_non_finite_numbers_and_bools_for_ints():
 
 
 def test_a_line_past_the_length_limit_is_skipped_unparsed(tmp_path, monkeypatch):
-    import mscsp.trust.jsonlog as jsonlog
+    import mscsp.runtime.runlog as runlog
 
-    monkeypatch.setattr(jsonlog, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(runlog, "MAX_LINE_BYTES", 64)
     path = tmp_path / "log.jsonl"
     path.write_text('{"h": 1}\n' + '"' + "x" * 500 + '"\n{"r": 2}\n')
     reports: list[str] = []

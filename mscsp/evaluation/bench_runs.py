@@ -19,7 +19,7 @@ import csv
 import hashlib
 import json
 import zlib
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,10 @@ from ..backends.position import PositionDecision
 from ..bigint import from_decimal
 from ..board import MAX_CELLS
 from ..errors import InvalidInputError
+from ..runtime.runlog import LogFormat, ResumableLog
 from ..trust.escape import csv_cell
 from ..trust.files import open_output
-from ..trust.jsonlog import Damaged, read_log, typed
+from ..trust.jsonlog import Damaged, typed
 
 #: Columns of ``runs.csv`` (and the leading keys of a ``runs.jsonl`` run line).
 RUN_COLUMNS = (
@@ -65,14 +66,6 @@ class BenchSettings:
     max_solutions: int | None
     repeat: int
     isolate: bool
-
-    def difference(self, other: BenchSettings) -> str:
-        """``"time_limit: 10.0 in the file, 5.0 here; ..."``: what the two disagree on."""
-        return "; ".join(
-            f"{f.name}: {getattr(self, f.name)!r} in the file, {getattr(other, f.name)!r} here"
-            for f in fields(BenchSettings)
-            if getattr(self, f.name) != getattr(other, f.name)
-        )
 
 
 def corpus_digest(texts: list[str]) -> str:
@@ -139,12 +132,13 @@ def answer_digest(answer: Any) -> str | None:
 
 
 class RunsLog:
-    """``runs.jsonl``: a header line with the settings, then one line per finished run.
+    """``runs.jsonl``: a header line with the settings, then one line per finished run
+    (a :class:`~mscsp.runtime.runlog.ResumableLog`, under the lock of its folder: the
+    bench's output).
 
     A file whose first line is not a bench header is refused untouched; a damaged line
     after it is reported and skipped, the lines after it kept (its run is run again), and a
-    last line cut short by a kill is dropped (:func:`~mscsp.trust.jsonlog.read_log`). The
-    file is never written through a link.
+    last line cut short by a kill is dropped. The file is never written through a link.
 
     Args:
         path: The file.
@@ -157,6 +151,7 @@ class RunsLog:
     def __init__(self, path: str | Path, resume: bool = False):
         self.path = Path(path)
         self.resume = resume
+        self._log = ResumableLog(self.path, BENCH_LOG, lock=self.path.parent)
 
     def open(self, settings: BenchSettings) -> dict[tuple[str, int], dict[str, Any]]:
         """Checks the file against ``settings`` and readies it for appending.
@@ -169,30 +164,14 @@ class RunsLog:
                 one written with other settings (the message names the difference).
         """
         if not self.resume:
-            self._write(False, {"type": "bench", "settings": asdict(settings)})
+            self._log.start(asdict(settings), new=True)
             return {}
-        if not self.path.is_file():
-            raise InvalidInputError(f"cannot resume: no runs file at {self.path}")
-        contents = read_log(self.path, self.WHAT, _bench_header, _run_line)
-        logged = contents.header
-        if logged is None:
-            raise InvalidInputError(f"cannot resume: {self.path} holds no bench header")
-        if logged != settings:
-            raise InvalidInputError(
-                f"{self.path} records a bench with other settings "
-                f"({logged.difference(settings)}); resume with its settings, or drop --resume"
-            )
-        contents.repair(self.WHAT)
+        contents = self._log.resume(asdict(settings), "drop --resume")
         return {(line["backend"], line["instance"]): line for _, line in contents.records}
 
     def append(self, row: dict[str, Any]) -> None:
         """Records one finished run (flushed at once: a kill loses at most this line)."""
-        self._write(True, {"type": "run", **row})
-
-    def _write(self, append: bool, record: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open_output(self.path, self.WHAT, append=append) as handle:
-            handle.write(json.dumps(record) + "\n")
+        self._log.append({"type": "run", **row})
 
 
 #: The settings of a bench header, and the JSON types each must have.
@@ -218,19 +197,6 @@ _COMPONENT_KINDS: tuple[tuple[type, ...], ...] = (
     (float, type(None)),
     (str,),
 )
-
-
-def _bench_header(value: Any) -> BenchSettings:
-    """The settings of a bench header line (:class:`Damaged` if it is none)."""
-    if typed(value, "type", str) != "bench":
-        raise Damaged(f"a {value['type']!r} record, not a bench header")
-    settings = typed(value, "settings", dict)
-    unknown = sorted(set(settings) - set(_SETTING_KINDS))
-    if unknown:
-        raise Damaged(f"unknown settings {unknown}")
-    return BenchSettings(
-        **{name: typed(settings, name, *kinds) for name, kinds in _SETTING_KINDS.items()}
-    )
 
 
 def _run_line(value: Any) -> dict[str, Any]:
@@ -261,6 +227,12 @@ def _run_line(value: Any) -> dict[str, Any]:
     except (KeyError, TypeError, ValueError, zlib.error) as exc:
         raise Damaged(f"its answer cannot be decoded ({type(exc).__name__})") from None
     return value
+
+
+#: ``runs.jsonl``'s format: a ``bench`` header with the :class:`BenchSettings`, run lines.
+BENCH_LOG = LogFormat(
+    RunsLog.WHAT, _run_line, kind="bench", settings=_SETTING_KINDS, noun="runs file", where="file"
+)
 
 
 def write_runs_csv(rows: list[dict[str, Any]], path: Path) -> Path:

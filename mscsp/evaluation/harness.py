@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,8 +30,8 @@ from ..game import FirstClick, Game, draw_mines, first_move, mine_candidates
 from ..players import Player, get_player, player_factory
 from ..runtime.executors import check_executor, parallel_map
 from ..runtime.outlock import output_lock
-from ..trust.files import open_output
-from ..trust.jsonlog import Damaged, LogContents, read_log, typed
+from ..runtime.runlog import LogContents, LogFormat, ResumableLog
+from ..trust.jsonlog import Damaged, typed
 
 if TYPE_CHECKING:
     from ..noguess.generate import Settings
@@ -401,14 +401,15 @@ class Tally:
 
 
 class RunLog:
-    """An append-only JSONL log of one run: a header line with the config, then one line per batch.
+    """The play log: a header line with the run's config, then one line per batch (a
+    :class:`~mscsp.runtime.runlog.ResumableLog` of :data:`PLAY_LOG`).
 
     A log holds exactly one run's games. A resumed run may append a new header with the same
     config (for a new game count); a header with another config makes the log unreadable
     rather than silently mixed. A file whose first line is not a run header is refused
-    untouched; a damaged line after it is reported and skipped, the lines after it kept
-    (:func:`~mscsp.trust.jsonlog.read_log`); a last line cut short by an interruption is
-    dropped by :meth:`repair`. The log is never written through a link.
+    untouched; a damaged line after it is reported and skipped, the lines after it kept; a
+    last line cut short by an interruption is dropped by :meth:`repair`. The log is never
+    written through a link.
     """
 
     #: What the log is, for messages.
@@ -418,11 +419,12 @@ class RunLog:
         self.path = Path(path)
         #: Games the logged run was last started for (set by :meth:`read`).
         self.planned = 0
+        self._log = ResumableLog(self.path, PLAY_LOG)
         self._contents: LogContents | None = None
 
     def exists(self) -> bool:
         """Whether the log holds anything (an empty file counts as no log)."""
-        return self.path.is_file() and self.path.stat().st_size > 0
+        return self._log.exists()
 
     def read(self) -> tuple[RunConfig | None, dict[int, GameResult]]:
         """The logged config and the finished games by index.
@@ -430,21 +432,26 @@ class RunLog:
         Raises:
             InvalidInputError: The file is not a run log, or it holds games of several runs.
         """
-        contents = read_log(self.path, self.WHAT, _run_header, _run_record)
+        return self._results(self._log.read())
+
+    def resume(self, config: RunConfig) -> dict[int, GameResult]:
+        """The finished games of the logged run of ``config``, the log readied for appending.
+
+        Raises:
+            InvalidInputError: No log, not a run log, or a log of another run (the message
+                names what differs).
+        """
+        contents = self._log.resume(asdict(config), "start a new log (--overwrite)")
+        return self._results(contents)[1]
+
+    def _results(self, contents: LogContents) -> tuple[RunConfig | None, dict[int, GameResult]]:
         self._contents = contents
-        config, self.planned = contents.header or (None, 0)
+        header = contents.header
+        config = None if header is None else RunConfig(**header.settings)
+        self.planned = 0 if header is None else header.fields["games"]
         done: dict[int, GameResult] = {}
-        for lineno, (kind, value) in contents.records:
-            if kind == "batch":
-                done.update((result.index, result) for result in value)
-                continue
-            logged, games = value
-            if logged != config:
-                raise InvalidInputError(
-                    f"{self.path} mixes two runs (line {lineno}: "
-                    f"{describe_difference(config, logged)}); split it or start a new log"
-                )
-            self.planned = games
+        for _, results in contents.records:
+            done.update((result.index, result) for result in results)
         return config, done
 
     def repair(self) -> None:
@@ -452,23 +459,16 @@ class RunLog:
         appended batches start clean."""
         if self._contents is None:
             self.read()
-        self._contents.repair(self.WHAT)
+        self._log.repair(self._contents)
 
     def start(self, config: RunConfig, games: int, *, new: bool = False) -> None:
         """Writes the header line (replacing the whole file when ``new``). ``no_guess`` is
         written only where it is set: the header of any other run is as it always was."""
-        settings = asdict(config)
-        if not config.no_guess:
-            del settings["no_guess"]
-        record = {"type": "run", "config": settings, "games": games}
-        with open_output(self.path, self.WHAT, append=not new) as handle:
-            handle.write(json.dumps(record) + "\n")
+        self._log.start(asdict(config), new=new, games=games)
 
     def append(self, results: list[GameResult]) -> None:
         """Records one finished batch (flushed at once: a kill loses at most this line)."""
-        with open_output(self.path, self.WHAT, append=True) as handle:
-            handle.write(json.dumps({"type": "batch", "games": [r.row() for r in results]}) + "\n")
-            handle.flush()
+        self._log.append({"type": "batch", "games": [r.row() for r in results]})
 
 
 #: The settings of a run header, and the JSON types each must have.
@@ -483,37 +483,21 @@ _CONFIG_KINDS: dict[str, tuple[type, ...]] = {
     "options": (dict,),
     "no_guess": (bool,),
 }
-#: Settings a run header may leave out, with the value they then have.
-_CONFIG_DEFAULTS: dict[str, Any] = {"no_guess": False}
 #: The JSON types of a logged game's row (:meth:`GameResult.row`), in order.
 _ROW_KINDS: tuple[tuple[type, ...], ...] = ((int,), (int, bool), (float,), (int,), (int,), (float,))
 
 
-def _run_header(value: Any) -> tuple[RunConfig, int]:
-    """The config and game count of a run header line (:class:`Damaged` if it is none)."""
-    if typed(value, "type", str) != "run":
-        raise Damaged(f"a {value['type']!r} record, not a run header")
-    config = typed(value, "config", dict)
-    unknown = sorted(set(config) - set(_CONFIG_KINDS))
-    if unknown:
-        raise Damaged(f"unknown settings {unknown}")
-    settings = {
-        name: typed(config, name, *kinds)
-        for name, kinds in _CONFIG_KINDS.items()
-        if name in config or name not in _CONFIG_DEFAULTS
-    }
+def _run_fields(value: dict[str, Any]) -> dict[str, Any]:
+    """A run header's own field: the games the run was started for (0 if left out)."""
     games = typed(value, "games", int) if "games" in value else 0
     if games < 0:
         raise Damaged(f"a negative game count {games}")
-    return RunConfig(**settings), games
+    return {"games": games}
 
 
-def _run_record(value: Any) -> tuple[str, Any]:
-    """A line after the first: ``("run", (config, games))`` for a new header of the run,
-    ``("batch", [GameResult, ...])`` for a batch (:class:`Damaged` for anything else)."""
-    if typed(value, "type", str) == "run":
-        return "run", _run_header(value)
-    if value["type"] != "batch":
+def _run_record(value: Any) -> list[GameResult]:
+    """A batch line's games (:class:`Damaged` for anything else)."""
+    if typed(value, "type", str) != "batch":
         raise Damaged(f"an unknown record type {value['type']!r}")
     results = []
     for row in typed(value, "games", list):
@@ -524,16 +508,20 @@ def _run_record(value: Any) -> tuple[str, Any]:
         if row[0] < 0:
             raise Damaged(f"a negative game number {row[0]}")
         results.append(GameResult.from_row(row))
-    return "batch", results
+    return results
 
 
-def describe_difference(logged: RunConfig, config: RunConfig) -> str:
-    """``"seed: 1 in the log, 2 here; ..."``: the settings two run configs disagree on."""
-    return "; ".join(
-        f"{f.name}: {getattr(logged, f.name)!r} in the log, {getattr(config, f.name)!r} here"
-        for f in fields(RunConfig)
-        if getattr(logged, f.name) != getattr(config, f.name)
-    )
+#: The play log's format: a ``run`` header with the :class:`RunConfig` (``no_guess`` left
+#: out where it is not set) and the game count, then ``batch`` lines.
+PLAY_LOG = LogFormat(
+    RunLog.WHAT,
+    _run_record,
+    kind="run",
+    settings=_CONFIG_KINDS,
+    optional={"no_guess": False},
+    fields=_run_fields,
+    settings_key="config",
+)
 
 
 def _play_batch_args(args: tuple[RunConfig, list[int]]) -> list[GameResult]:
@@ -545,18 +533,9 @@ def _open_log(
 ) -> dict[int, GameResult]:
     """Checks the log against the run and readies it; returns the games already played."""
     if resume:
-        if run_log is None or not run_log.exists():
-            raise InvalidInputError(f"cannot resume: no log at {run_log and run_log.path}")
-        logged, done = run_log.read()
-        if logged is None:
-            raise InvalidInputError(f"cannot resume: {run_log.path} holds no run header")
-        if logged != config:
-            raise InvalidInputError(
-                f"{run_log.path} records a different run "
-                f"({describe_difference(logged, config)}); resume with the log's settings, "
-                "or start a new log (--overwrite)"
-            )
-        run_log.repair()
+        if run_log is None:
+            raise InvalidInputError("cannot resume: no log given")
+        done = run_log.resume(config)
         if games != run_log.planned:
             run_log.start(config, games)
         return done

@@ -54,7 +54,6 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -66,9 +65,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..board import COVERED, Board
 from ..errors import BackendUnavailableError, InvalidInputError, MscspError, SolverLimitError
-from ..trust.files import open_output, open_regular
+from ..runtime.runlog import LogFormat, ResumableLog
+from ..trust.files import open_regular
 from ..trust.inputs import read_bounded
-from ..trust.jsonlog import Damaged, read_log, typed
+from ..trust.jsonlog import Damaged, typed
 from . import (
     MAX_BYTES,
     ClickRating,
@@ -755,15 +755,16 @@ def _position_value(board: Board, limit: int) -> float | None:
 
 
 class ResultLog:
-    """The ``--out`` file: one JSON record per line, appended as each game is rated.
+    """The ``--out`` file: one JSON record per line, appended as each game is rated (a
+    :class:`~mscsp.runtime.runlog.ResumableLog` of :data:`REPLAY_LOG`).
 
-    A line is written whole and flushed at once, under the output's lock (held by the
-    caller), so a killed run leaves at most its last line cut short: :meth:`read` drops it,
-    and the game is rated again. The log has no header line of its own (its lines are the
-    records ``--json`` prints): its first line must be a game's record (``file``, ``hash``,
-    ``status``), else the file is refused untouched; a damaged line after it is reported
-    and skipped, the lines after it kept (:func:`~mscsp.trust.jsonlog.read_log`), its game
-    rated again. Never written through a link.
+    A line is written whole and flushed at once, under the output's lock, so a killed run
+    leaves at most its last line cut short: :meth:`read` drops it, and the game is rated
+    again. The log has no header line of its own (its lines are the records ``--json``
+    prints, each keyed by its file's path and content hash): its first line must be a
+    game's record (``file``, ``hash``, ``status``), else the file is refused untouched; a
+    damaged line after it is reported and skipped, the lines after it kept, its game rated
+    again. Never written through a link.
     """
 
     #: What the file is, for messages.
@@ -771,6 +772,7 @@ class ResultLog:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._log = ResumableLog(self.path, REPLAY_LOG)
 
     def read(self) -> dict[tuple[str, str | None], dict[str, Any]]:
         """The records already written, by ``(file, hash)``; a cut last line is removed.
@@ -781,18 +783,14 @@ class ResultLog:
         """
         if not os.path.lexists(self.path):
             return {}
-        contents = read_log(self.path, self.WHAT, log_record, log_record)
-        contents.repair(self.WHAT)
-        records = [] if contents.header is None else [contents.header]
-        records += [record for _, record in contents.records]
+        contents = self._log.read()
+        self._log.repair(contents)
+        records = [record for _, record in contents.records]
         return {(r["file"], r["hash"]): r for r in records if not r.get("retry")}
 
     def append(self, record: dict[str, Any]) -> None:
         """Writes one record as a line, flushed to the disk."""
-        with open_output(self.path, self.WHAT, append=True) as f:
-            f.write(json.dumps(record, separators=(",", ":")) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        self._log.append(record)
 
 
 #: What a rated game's record must hold for the summaries and reports: key, JSON types.
@@ -849,6 +847,10 @@ def log_record(value: Any) -> dict[str, Any]:
         typed(value["worst"], "number", int)
         typed(value["worst"], "board", str)
     return value
+
+
+#: The ``--out`` log's format: records only (each says which file it rates).
+REPLAY_LOG = LogFormat(ResultLog.WHAT, log_record)
 
 
 def analyse_task(args: tuple[str | SetGame, str, float | None, int, bool]) -> dict[str, Any]:
