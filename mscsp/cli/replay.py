@@ -20,30 +20,24 @@ from ..replay import (
 )
 from ..trust.escape import terminal_text
 from ..trust.inputs import read_bounded
-from .options import (
-    AsciiInt,
-    backend_option,
-    executor_option,
-    json_option,
-    out_option,
-    reports_errors,
-    resume_option,
-    time_limit_option,
-    workers_option,
-)
-from .progress import Progress, progress_option, wanted
+from .options import reports_errors
+from .progress import Progress, wanted
 from .replay_archive import is_archive, run_archive
 from .table import format_table
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("replay")
 
 
 @click.command()
 @click.argument("files", metavar="PATH...", nargs=-1, required=True)
-@backend_option()
-@time_limit_option(
-    0.0,
+@shared("--backend")
+@shared(
+    "--time-limit",
     help="Seconds to solve each position of the game (0: no limit); hitting it exits 5.",
 )
-@json_option
+@shared("--json")
 @click.option(
     "--guesses",
     "guesses_only",
@@ -51,14 +45,18 @@ from .table import format_table
     default=False,
     help="List only the clicks that were not certain safe (the summary counts them all).",
 )
-@progress_option
-@workers_option("Worker processes rating an archive")
-@executor_option
-@out_option(
-    "Archive: one JSON line per game, written as it is rated (resumable with --resume).",
-    dir_okay=False,
+@shared("--progress")
+@shared(
+    "--workers",
+    help="Worker processes rating an archive (0: one per CPU); results do not depend on it.",
 )
-@resume_option("archive rating")
+@shared("--executor")
+@shared(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Archive: one JSON line per game, written as it is rated (resumable with --resume).",
+)
+@shared("--resume", help="Continue the archive rating recorded at --out.")
 @click.option(
     "--summary", is_flag=True, default=False, help="Archive: print the totals (also with --json)."
 )
