@@ -15,15 +15,11 @@ import click
 from ..errors import BackendUnavailableError, InvalidInputError
 from ..trust.hosts import allow_list, is_loopback
 from ..trust.names import check_operator_name
-from .options import (
-    EXIT_INTERRUPTED,
-    AsciiInt,
-    memory_limit_option,
-    reports_errors,
-    time_limit_option,
-    workers_option,
-)
-from .vocabulary import MAX_SERVE_WORKERS, MAX_TIME_LIMIT
+from .options import EXIT_INTERRUPTED, reports_errors
+from .types import AsciiInt
+from .vocabulary import MAX_TIME_LIMIT, shared_options
+
+shared = shared_options("serve")
 
 
 @click.command()
@@ -65,8 +61,8 @@ from .vocabulary import MAX_SERVE_WORKERS, MAX_TIME_LIMIT
 @click.option(
     "--open", "open_browser", is_flag=True, default=False, help="Open the page in a web browser."
 )
-@time_limit_option(
-    10.0,
+@shared(
+    "--time-limit",
     help="Seconds per request, from its arrival (0: no limit); slower boards get the "
     "solver-limit error.",
 )
@@ -77,13 +73,13 @@ from .vocabulary import MAX_SERVE_WORKERS, MAX_TIME_LIMIT
     show_default=True,
     help="Largest board (rows x cols) the server solves.",
 )
-@workers_option(
-    "Long solves run at once, each in a worker process; more wait, then get 'busy'",
-    default=2,
-    most=MAX_SERVE_WORKERS,
+@shared(
+    "--workers",
+    help="Long solves run at once, each in a worker process; more wait, then get 'busy' "
+    "(0: one per CPU); results do not depend on it.",
 )
-@memory_limit_option(
-    1024,
+@shared(
+    "--memory-limit",
     help="Megabytes a request may allocate in its worker process (above the worker's idle "
     "size; 0: no limit); past it, the request gets the memory-limit error.",
 )
