@@ -17,34 +17,18 @@ from ..errors import BackendUnavailableError, InvalidInputError
 from ..game import PRESETS, Game
 from ..game import first_move as pick_first_move
 from .options import (
-    AsciiInt,
-    backend_option,
     board_size,
     data_dirs_option,
-    executor_option,
     exit_interrupted,
-    first_click_option,
-    first_move_option,
     games_per_shard_option,
-    json_option,
-    mines_option,
-    out_option,
-    preset_option,
     reports_errors,
-    seed_option,
-    seeded,
-    size_option,
     training_options,
-    workers_option,
 )
-from .progress import Progress, progress_option, wanted
+from .progress import Progress, wanted
 from .table import format_table, plural
+from .vocabulary import shared_options
 
 PRESET_NAMES = tuple(PRESETS)
-
-#: First seed of ``learn eval``'s games (learners.nets.evaluate.EVAL_SEED): far from the
-#: training games' seeds 0, 1, 2, ... Written here so that the CLI need not import JAX.
-EVAL_SEED = 1_000_000
 
 #: Steps the loss shown on ``learn train``'s bar is averaged over (its log lines' too).
 LOSS_WINDOW = 50
@@ -66,29 +50,33 @@ def require_ml() -> None:
         ) from None
 
 
+data_shared = shared_options("learn data")
+
+
 @learn.command()
 @click.argument("out_dir", required=False, type=click.Path(file_okay=False))
-@out_option("Shard directory (resumable: its data.json records the settings).", file_okay=False)
-@preset_option(" (or give --size and --mines)")
-@size_option
-@mines_option()
-@first_click_option()
-@first_move_option
+@data_shared(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Shard directory (resumable: its data.json records the settings).",
+)
+@data_shared("--preset", more=" (or give --size and --mines)")
+@data_shared("--size")
+@data_shared("--mines")
+@data_shared("--first-click")
+@data_shared("--first-move")
 @click.option("--rule", type=click.Choice(["safe", "opening", "any"]), hidden=True)
-@click.option(
+@data_shared(
     "--games",
-    type=AsciiInt(min=1),
-    default=1000,
-    show_default=True,
     help="Games to play (game i uses seed SEED+i); a rerun with more extends the directory.",
 )
 @games_per_shard_option(100)
-@workers_option()
-@executor_option
-@seed_option
-@backend_option()
-@progress_option
-@json_option
+@data_shared("--workers")
+@data_shared("--executor")
+@data_shared("--seed")
+@data_shared("--backend")
+@data_shared("--progress")
+@data_shared("--json")
 @reports_errors
 def data(
     out_dir: str | None,
@@ -160,6 +148,9 @@ def data(
     )
 
 
+train_shared = shared_options("learn train")
+
+
 @learn.command()
 @click.option(
     "--model",
@@ -169,7 +160,9 @@ def data(
     "systems' thesis-mlp, blog-mlp, alexnet (all: learners/nets/models.py).",
 )
 @data_dirs_option("Shard directory (repeatable).")
-@out_option("Run directory [default: runs/MODEL-LABELS].", file_okay=False)
+@train_shared(
+    "--out", type=click.Path(file_okay=False), help="Run directory [default: runs/MODEL-LABELS]."
+)
 @click.option(
     "--labels",
     type=click.Choice(["exact", "mines"]),
@@ -205,10 +198,14 @@ def data(
     default=False,
     help="Start the run directory over instead of resuming its state.",
 )
-@workers_option("Processes computing the model's extra inputs once")
-@seed_option
-@progress_option
-@json_option
+@train_shared(
+    "--workers",
+    help="Processes computing the model's extra inputs once (0: one per CPU); results do not "
+    "depend on it.",
+)
+@train_shared("--seed")
+@train_shared("--progress")
+@train_shared("--json")
 @reports_errors
 def train(
     model: str,
@@ -300,33 +297,23 @@ def last_metrics(run_dir: str | Path) -> dict[str, Any]:
     return last
 
 
+eval_shared = shared_options("learn eval")
+
+
 @learn.command("eval")
 @click.argument("checkpoint")
 @data_dirs_option(
     "Shard directory for accuracy vs the exact solver (held-out games).", required=False
 )
-@click.option(
-    "--preset",
-    "presets",
-    multiple=True,
-    type=click.Choice(PRESET_NAMES),
-    help="Preset to play (repeatable; default all three).",
-)
-@click.option(
-    "--games",
-    type=AsciiInt(min=0),
-    default=200,
-    show_default=True,
-    help="Games to play per preset (0: accuracy only).",
-)
+@eval_shared("--preset", "presets", help="Preset to play (repeatable; default all three).")
+@eval_shared("--games", help="Games to play per preset (0: accuracy only).")
 @click.option("--csp", is_flag=True, default=False, help="Also play csp-minprob on the same games.")
 @click.option(
     "--lockstep", is_flag=True, default=False, help="Also time all games played in lockstep."
 )
-@click.option(
+@eval_shared(
     "--out",
     "out_json",
-    default=None,
     type=click.Path(dir_okay=False),
     help="Also write the JSON report to this file.",
 )
@@ -336,8 +323,8 @@ def last_metrics(run_dir: str | Path) -> dict[str, Any]:
     type=click.Path(file_okay=False),
     help="Directory for the reliability diagram PNG.",
 )
-@seeded(EVAL_SEED, help="Seed of the first game of each preset (held out from training).")
-@json_option
+@eval_shared("--seed", help="Seed of the first game of each preset (held out from training).")
+@eval_shared("--json")
 @reports_errors
 def evaluate(
     checkpoint: str,

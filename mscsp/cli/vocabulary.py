@@ -221,6 +221,8 @@ VOCABULARY: dict[str, SharedOption] = {
                     "learn system",
                     "generate",
                 ),
+                # (learners.nets.evaluate.EVAL_SEED, written here so that the CLI need not
+                # import JAX)
                 "learn eval": Usage(
                     1_000_000, why="held out from the training games, whose seeds start at 0"
                 ),
