@@ -7,24 +7,19 @@ import json
 import click
 
 from .learn import require_ml
-from .options import (
-    AsciiInt,
-    data_dirs_option,
-    exit_interrupted,
-    json_option,
-    preset_option,
-    reports_errors,
-    seed_option,
-    training_options,
-)
+from .options import data_dirs_option, exit_interrupted, reports_errors, training_options
+from .types import AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("learn ablation")
 
 
 @click.command()
 @data_dirs_option("Shard directory (repeatable); both runs train on the same positions.")
-@click.option(
+@shared(
     "--out",
-    required=True,
     type=click.Path(file_okay=False),
+    required=True,
     help="Ablation directory: runs exact/ and mines/, ablation.json, ablation.png.",
 )
 @click.option("--model", default="resnet", show_default=True, help="Model config both runs train.")
@@ -36,16 +31,10 @@ from .options import (
     show_default=True,
     help="Points per curve: --steps, --steps/2, --steps/4, ... (log-spaced).",
 )
-@preset_option("; the points play its games (default beginner)")
-@click.option(
-    "--games",
-    type=AsciiInt(min=1),
-    default=1000,
-    show_default=True,
-    help="Games per point (the same seeded games for every point).",
-)
-@seed_option
-@json_option
+@shared("--preset", more="; the points play its games (default beginner)")
+@shared("--games", help="Games per point (the same seeded games for every point).")
+@shared("--seed")
+@shared("--json")
 @reports_errors
 def ablation(
     data_dirs: tuple[str, ...],

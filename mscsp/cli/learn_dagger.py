@@ -10,33 +10,25 @@ from ..game import Game
 from ..game import first_move as pick_first_move
 from .learn import require_ml
 from .options import (
-    AsciiFloat,
-    AsciiInt,
-    backend_option,
     board_size,
     data_dirs_option,
-    executor_option,
     exit_interrupted,
-    first_click_option,
-    first_move_option,
     games_per_shard_option,
-    json_option,
-    mines_option,
-    preset_option,
     reports_errors,
-    seed_option,
-    size_option,
     training_options,
-    workers_option,
 )
-from .progress import progress_option, wanted
+from .progress import wanted
+from .types import AsciiFloat, AsciiInt
+from .vocabulary import shared_options
+
+shared = shared_options("learn dagger")
 
 
 @click.command()
-@click.option(
+@shared(
     "--out",
-    required=True,
     type=click.Path(file_okay=False),
+    required=True,
     help="Run directory (resumable: its dagger.json records the settings).",
 )
 @data_dirs_option(
@@ -48,11 +40,11 @@ from .progress import progress_option, wanted
     show_default=True,
     help="Checkpoint of round 1's policy and starting weights ('default': the shipped model).",
 )
-@preset_option(" (default beginner unless --size/--mines)")
-@size_option
-@mines_option()
-@first_click_option()
-@first_move_option
+@shared("--preset", more=" (default beginner unless --size/--mines)")
+@shared("--size")
+@shared("--mines")
+@shared("--first-click")
+@shared("--first-move")
 @click.option(
     "--rounds",
     type=AsciiInt(min=1),
@@ -60,13 +52,7 @@ from .progress import progress_option, wanted
     show_default=True,
     help="Rounds in all (a rerun may add more).",
 )
-@click.option(
-    "--games",
-    type=AsciiInt(min=1),
-    default=500,
-    show_default=True,
-    help="Games played per round.",
-)
+@shared("--games", help="Games played per round.")
 @games_per_shard_option(50)
 @click.option(
     "--beta",
@@ -97,12 +83,12 @@ from .progress import progress_option, wanted
     show_default=True,
     help="Games to play with each round's model on the preset (0, or a custom board: none).",
 )
-@workers_option()
-@executor_option
-@seed_option
-@backend_option()
-@progress_option
-@json_option
+@shared("--workers")
+@shared("--executor")
+@shared("--seed")
+@shared("--backend")
+@shared("--progress")
+@shared("--json")
 @reports_errors
 def dagger(
     out: str,
