@@ -36,6 +36,9 @@ from .options import (
 )
 from .progress import Progress, progress_option, wanted
 from .table import format_table, rich_tables
+from .vocabulary import shared_options
+
+shared = shared_options("bench")
 
 #: What each column of the summary table means (printed under it).
 LEGEND = (
@@ -154,9 +157,11 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     "--in-process",
     is_flag=True,
     default=False,
-    help="Solve in this process (faster start; only the backends' own limits apply, so a "
-    "native counter may overrun the time limit).",
+    help="Solve in this process, or each --workers process (faster start; only the "
+    "backends' own limits apply, so a native counter may overrun the time limit).",
 )
+@shared("--workers")
+@shared("--executor")
 @click.option(
     "--games",
     type=AsciiInt(min=0),
@@ -200,6 +205,8 @@ def bench(
     repeat: int,
     decide: bool,
     in_process: bool,
+    workers: int,
+    executor: str,
     games: int,
     games_preset: str | None,
     out: str | None,
@@ -212,7 +219,9 @@ def bench(
     Without --corpus or --preset, uses the built-in corpus (60 positions from seeded
     beginner, intermediate and expert games). Each counting backend solves in its own
     worker process under --memory-limit, killed when a position runs past --time-limit (a
-    recorded timeout or memory out, not a hang or a crash); the other estimators (sampler,
+    recorded timeout or memory out, not a hang or a crash); with --workers N, N such workers
+    solve a backend's positions at once (the records, tables and files come out in the
+    same order). The other estimators (sampler,
     csp-limited, learned models) run in this process. Per backend, as the SAT and #SAT
     competitions report: solved, timeouts, memory outs, wrong answers and the PAR-2 score;
     with --out, cactus and scatter plots, and every run in runs.jsonl as it finishes
@@ -258,6 +267,8 @@ def bench(
                 memory_limit=memory_limit or None,
                 runs=RunsLog(Path(out) / "runs.jsonl", resume=resume) if out else None,
                 planned=planned,
+                workers=workers,
+                executor=executor,
             )
             if games:
                 win_rates(

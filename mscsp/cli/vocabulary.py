@@ -236,7 +236,7 @@ VOCABULARY: dict[str, SharedOption] = {
             1,
             "Worker processes (0: one per CPU); results do not depend on it.",
             {
-                **_same("play", "replay", "learn data", "learn train", "learn dagger"),
+                **_same("play", "bench", "replay", "learn data", "learn train", "learn dagger"),
                 "serve": Usage(
                     2,
                     type=AsciiInt(min=0, max=MAX_SERVE_WORKERS),
@@ -255,7 +255,7 @@ VOCABULARY: dict[str, SharedOption] = {
             click.Choice(EXECUTORS),
             "process",
             "Local processes, or Ray (pip install 'mscsp[ray]'); results do not depend on it.",
-            _same("play", "replay", "learn data", "learn dagger"),
+            _same("play", "bench", "replay", "learn data", "learn dagger"),
         ),
         SharedOption(
             "--json",
