@@ -1,10 +1,9 @@
 """A memory ceiling for a worker process, and how a worker that hit one is recognised.
 
-Shared by the web analyser's worker pool (:mod:`mscsp.web.pool`) and the benchmark's
-workers (:mod:`mscsp.evaluation.benchmark`): each lets the worker allocate a budget above what it
-holds
-once started, so that a count that blows up stops with a ``MemoryError`` (or, in native
-code, the worker dies) instead of taking the machine down.
+Set by every isolated run (:mod:`mscsp.runtime.isolated`, :mod:`mscsp.runtime.worker`: the
+web analyser's workers, the benchmark's): each lets the worker allocate a budget above what
+it holds once started, so that a count that blows up stops with a ``MemoryError`` (or, in
+native code, the worker dies) instead of taking the machine down.
 """
 
 from __future__ import annotations
