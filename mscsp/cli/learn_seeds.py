@@ -14,9 +14,12 @@ import sys
 import click
 
 from ..errors import InvalidInputError
-from ..game import PRESETS, Game
-from .options import AsciiInt, board_size, json_option, reports_errors, seed_option, size_option
+from ..game import Game
+from .options import board_size, reports_errors
 from .play import parse_options
+from .vocabulary import shared_options
+
+shared = shared_options("learn system")
 
 
 @click.command("system")
@@ -24,21 +27,12 @@ from .play import parse_options
 @click.option(
     "--list", "list_systems", is_flag=True, default=False, help="List the systems and exit."
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output directory [default: runs/NAME].",
-)
-@click.option(
-    "--preset", type=click.Choice(list(PRESETS)), default=None, help="Train on this preset."
-)
-@size_option
-@click.option("--mines", type=AsciiInt(min=0), default=None, help="Custom mine count.")
-@click.option(
+@shared("--out", type=click.Path(file_okay=False), help="Output directory [default: runs/NAME].")
+@shared("--preset", help="Train on this preset.")
+@shared("--size")
+@shared("--mines", help="Custom mine count.")
+@shared(
     "--games",
-    type=AsciiInt(min=1),
-    default=None,
     help="Training games or episodes [default: the system's own, see docs/seeds.md].",
 )
 @click.option(
@@ -49,10 +43,8 @@ from .play import parse_options
     metavar="KEY=VALUE",
     help="Trainer option, e.g. -o algorithm=initial for q-simple (repeatable).",
 )
-@seed_option
-@click.option(
-    "--resume", is_flag=True, default=False, help="Continue an interrupted training in --out."
-)
+@shared("--seed")
+@shared("--resume", help="Continue an interrupted training in --out.")
 @click.option(
     "--convert",
     type=click.Path(dir_okay=False),
@@ -69,7 +61,7 @@ from .play import parse_options
     help="Let --convert unpickle FILE: only for a file whose author you trust (a pickle runs "
     "any code it names).",
 )
-@json_option
+@shared("--json")
 @reports_errors
 def system(
     name: str | None,

@@ -6,16 +6,11 @@ import json
 
 import click
 
-from ..game import PRESETS
 from .learn import require_ml
-from .options import (
-    AsciiInt,
-    data_dirs_option,
-    json_option,
-    reports_errors,
-    seed_option,
-    training_options,
-)
+from .options import data_dirs_option, reports_errors, training_options
+from .vocabulary import shared_options
+
+shared = shared_options("learn sweep")
 
 
 @click.command()
@@ -27,29 +22,17 @@ from .options import (
     help="Model config to train (repeatable), e.g. resnet, resnet-plus, resnet-w32.",
 )
 @data_dirs_option("Shard directory (repeatable); its held-out games give the accuracy columns.")
-@click.option(
+@shared(
     "--out",
-    required=True,
     type=click.Path(file_okay=False),
+    required=True,
     help="Sweep directory: one run per config, sweep.md, sweep.json, curves.png.",
 )
 @training_options("Steps per run.", 3e-3, "Peak learning rate.")
-@click.option(
-    "--preset",
-    "presets",
-    multiple=True,
-    type=click.Choice(tuple(PRESETS)),
-    help="Preset to play with each model (repeatable).",
-)
-@click.option(
-    "--games",
-    type=AsciiInt(min=0),
-    default=0,
-    show_default=True,
-    help="Games per preset (0: accuracy only).",
-)
-@seed_option
-@json_option
+@shared("--preset", "presets", help="Preset to play with each model (repeatable).")
+@shared("--games", help="Games per preset (0: accuracy only).")
+@shared("--seed")
+@shared("--json")
 @reports_errors
 def sweep(
     models: tuple[str, ...],
