@@ -60,7 +60,7 @@ class Worker:
 
     def __init__(self, context: Any, memory_mb: int | None, nice: int):
         self.memory_mb = memory_mb
-        self.process = IsolatedWorker(_answering, memory_mb=memory_mb, nice=nice, context=context)
+        self.isolated = IsolatedWorker(_answering, memory_mb=memory_mb, nice=nice, context=context)
 
     def call(
         self, handler: Handler, body: Any, limits: Limits, end: float, grace: float
@@ -77,7 +77,7 @@ class Worker:
             time than its try (see :func:`~mscsp.web.service.answer`).
         """
         attempt = math.inf if limits.attempt is None else limits.attempt
-        outcome = self.process.call(
+        outcome = self.isolated.call(
             (handler, body, limits), timeout=attempt + grace, end=end + grace, start_by=end
         )
         if outcome is None or outcome.status == LIMIT:
@@ -94,7 +94,7 @@ class Worker:
 
     def start(self) -> None:
         """Starts the process unless it runs (it imports the library while we go on)."""
-        self.process.start()
+        self.isolated.start()
 
     def kill(self) -> Any:
         """Kills the process and what it started, without waiting for it to end.
@@ -102,12 +102,12 @@ class Worker:
         Returns:
             The process, to ``collect()``, or ``None``.
         """
-        return self.process.kill()
+        return self.isolated.kill()
 
     @property
     def pid(self) -> int | None:
         """The running process's id, if one is started."""
-        return self.process.pid
+        return self.isolated.pid
 
 
 def _context() -> Any:
