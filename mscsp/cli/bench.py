@@ -23,19 +23,10 @@ from ..evaluation.benchmark import (
 from ..evaluation.played_positions import sample_positions
 from ..game import PRESETS
 from ..runtime.outlock import output_lock
-from .options import (
-    AsciiInt,
-    json_option,
-    max_solutions_option,
-    memory_limit_option,
-    out_option,
-    preset_option,
-    reports_errors,
-    seed_option,
-    time_limit_option,
-)
-from .progress import Progress, progress_option, wanted
+from .options import reports_errors
+from .progress import Progress, wanted
 from .table import format_table, rich_tables
+from .types import AsciiInt
 from .vocabulary import shared_options
 
 shared = shared_options("bench")
@@ -95,11 +86,9 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 
 
 @click.command()
-@click.option(
+@shared(
     "--backend",
     "backend_spec",
-    default="all",
-    show_default=True,
     metavar="NAMES",
     help="'all' (every available counting backend but brute), a name, or a comma list of any "
     "estimators ('mscsp backends' lists them): sat:NAME, sampler:N, csp-limited:N, "
@@ -118,7 +107,7 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     help='JSONL file of positions, one {"board": "<text>"} per line (optional "family", '
     '"name"); bench/corpora/hard.jsonl is the hard corpus.',
 )
-@preset_option(help="Sample positions from seeded games of this preset instead of a corpus.")
+@shared("--preset", help="Sample positions from seeded games of this preset instead of a corpus.")
 @click.option(
     "--positions",
     type=AsciiInt(min=1),
@@ -126,19 +115,21 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     show_default=True,
     help="Number of positions sampled with --preset.",
 )
-@seed_option
-@time_limit_option(
-    10.0,
+@shared("--seed")
+@shared(
+    "--time-limit",
     help="Seconds per position for every backend (0: no limit); a position past it is "
     "recorded as a timeout.",
 )
-@memory_limit_option(
-    None,
+@shared(
+    "--memory-limit",
     help="Megabytes each backend's worker may allocate beyond its start (0: no limit); a "
     "position past it is recorded as a memory out. Default: 4096, or half the machine's "
     "memory if less. Not applied with --in-process.",
 )
-@max_solutions_option("Solution cap per component for enumerating backends [default: none].")
+@shared(
+    "--max-solutions", help="Solution cap per component for enumerating backends [default: none]."
+)
 @click.option(
     "--repeat",
     type=AsciiInt(min=1),
@@ -162,11 +153,8 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 )
 @shared("--workers")
 @shared("--executor")
-@click.option(
+@shared(
     "--games",
-    type=AsciiInt(min=0),
-    default=0,
-    show_default=True,
     help="Also play this many seeded games with each estimator (lowest-estimate rule) and "
     "report its win rate.",
 )
@@ -176,21 +164,20 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
     default=None,
     help="Board of the --games (default: --preset, else beginner).",
 )
-@out_option(
-    "Write components.csv, positions.csv, runs.csv, summary.json, the plots "
+@shared(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Write components.csv, positions.csv, runs.csv, summary.json, the plots "
     "(latency, width, calibration, cactus, scatter-A-vs-B) here, and runs.jsonl, each run "
     "as it finishes.",
-    file_okay=False,
 )
-@click.option(
+@shared(
     "--resume",
-    is_flag=True,
-    default=False,
     help="Go on from the runs recorded in --out's runs.jsonl (same corpus and limits), "
     "running only the others.",
 )
-@progress_option
-@json_option
+@shared("--progress")
+@shared("--json")
 @reports_errors
 def bench(
     backend_spec: str,
