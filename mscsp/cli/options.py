@@ -1,167 +1,28 @@
-"""Options shared by several commands (one vocabulary), and the error-to-exit-code wrapper.
+"""What the commands have in common besides their shared options: a board from ``--preset``
+or ``--size`` and ``--mines``, errors as one line and an exit code, usage errors on one
+line, the learners' training options, and the group's sub-commands imported on demand.
 
-The same idea has the same option everywhere: ``--preset`` or ``--size ROWSxCOLS`` with
-``--mines``, ``--first-click``, ``--seed``, ``--workers``, ``--executor``, ``--out``, ``--json``,
-``--time-limit``, ``--backend``, ``--resume``, ``--progress``, ``--max-solutions``,
-``--memory-limit``. Their names, ranges and defaults are written down once in
-:mod:`mscsp.cli.vocabulary` (the user guide's table); the factories here make them.
+The shared options themselves (``--seed``, ``--json``, ``--time-limit``, ...) are declared
+once, in :mod:`mscsp.cli.vocabulary`, and each command builds its own from there.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any, NoReturn
 
 import click
 
-from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..errors import InvalidInputError, MscspError
-from ..game import PRESETS, FirstClick
+from ..game import PRESETS
 from ..runtime import interrupts
-from ..runtime.executors import EXECUTORS
-from .types import AsciiFloat, AsciiInt, SizeType
-from .vocabulary import MAX_MEMORY_MB, MAX_TIME_LIMIT
+from .types import AsciiFloat, AsciiInt
 
 #: Exit code for an interrupted run (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
-
-
-def backend_option(
-    default: str | None = DEFAULT_BACKEND, help_extra: str = "", help: str | None = None
-) -> Callable:
-    """``--backend NAME`` with the registry's names (``sat:SUBSOLVER`` style allowed)."""
-    return click.option(
-        "--backend",
-        default=default,
-        show_default=default is not None,
-        metavar="NAME",
-        help=help or f"Counting backend: {', '.join(BACKENDS)}{help_extra}.",
-    )
-
-
-json_option = click.option(
-    "--json", "as_json", is_flag=True, default=False, help="Print JSON for machines."
-)
-
-
-def mines_option(help: str = "Mine count of a custom board (with --size).") -> Callable:
-    """``--mines N``: a custom board's mine count (or the total of a board text without one)."""
-    return click.option("--mines", type=AsciiInt(min=0), default=None, help=help)
-
-
-def time_limit_option(
-    default: float,
-    help: str = "Seconds for the whole solve of the board, every stage (0: no limit); "
-    "hitting it exits 5.",
-) -> Callable:
-    """``--time-limit SECONDS`` to solve one board (0: no limit, on every command)."""
-    return click.option(
-        "--time-limit",
-        type=AsciiFloat(min=0.0, max=MAX_TIME_LIMIT),
-        default=default,
-        show_default=True,
-        metavar="SECONDS",
-        help=help,
-    )
-
-
-def seeded(default: int = 0, help: str = "Random seed (same seed, same result).") -> Callable:
-    """``--seed N``: a whole number >= 0 (NumPy's seeds are)."""
-    return click.option(
-        "--seed", type=AsciiInt(min=0), default=default, show_default=True, help=help
-    )
-
-
-seed_option = seeded()
-
-
-def workers_option(
-    what: str = "Worker processes", default: int = 1, most: int | None = None
-) -> Callable:
-    """``--workers N`` (default 1; 0: one per CPU, at most ``most``). Results never depend
-    on it."""
-
-    def per_cpu(ctx: click.Context, param: click.Parameter, value: int) -> int:
-        value = value or os.cpu_count() or 1
-        return value if most is None else min(value, most)
-
-    return click.option(
-        "--workers",
-        "-w",
-        type=AsciiInt(min=0, max=most),
-        default=default,
-        show_default=True,
-        callback=per_cpu,
-        help=f"{what} (0: one per CPU); results do not depend on it.",
-    )
-
-
-def memory_limit_option(default: int | None, help: str) -> Callable:
-    """``--memory-limit MB`` (0: no limit)."""
-    return click.option(
-        "--memory-limit",
-        type=AsciiInt(min=0, max=MAX_MEMORY_MB),
-        default=default,
-        show_default=default is not None,
-        metavar="MB",
-        help=help,
-    )
-
-
-def max_solutions_option(help: str) -> Callable:
-    """``--max-solutions N``: the cap on solutions per component (>= 1; none by default)."""
-    return click.option(
-        "--max-solutions", type=AsciiInt(min=1), default=None, metavar="N", help=help
-    )
-
-
-def out_option(help: str, required: bool = False, **path: Any) -> Callable:
-    """``--out PATH``: where the command writes (``path``: click.Path's arguments)."""
-    return click.option(
-        "--out", type=click.Path(**path), required=required, default=None, help=help
-    )
-
-
-first_move_option = click.option(
-    "--first-move",
-    default="corner",
-    show_default=True,
-    help="Where the first click goes: corner, center, random or ROW,COL (counted from 0).",
-)
-
-
-executor_option = click.option(
-    "--executor",
-    type=click.Choice(EXECUTORS),
-    default="process",
-    show_default=True,
-    help="Local processes, or Ray (pip install 'mscsp[ray]'); results do not depend on it.",
-)
-
-
-def preset_option(default_help: str = "", help: str | None = None) -> Callable:
-    """``--preset NAME`` from the game's presets."""
-    return click.option(
-        "--preset",
-        type=click.Choice(list(PRESETS)),
-        default=None,
-        help=help
-        or f"Board preset: {', '.join(f'{k} {r}x{c}/{m}' for k, (r, c, m) in PRESETS.items())}"
-        f"{default_help}.",
-    )
-
-
-size_option = click.option(
-    "--size",
-    type=SizeType(),
-    default=None,
-    metavar="ROWSxCOLS",
-    help="Custom board size ROWSxCOLS (rows first, e.g. 16x30), with --mines.",
-)
 
 
 def board_size(
@@ -186,24 +47,6 @@ def board_size(
     if size is None or mines is None:
         raise InvalidInputError("a custom board needs both --size ROWSxCOLS and --mines")
     return (*size, mines, None)
-
-
-def first_click_option(default: str = FirstClick.SAFE.value) -> Callable:
-    """``--first-click safe|opening|any``: what the first click is guaranteed."""
-    return click.option(
-        "--first-click",
-        type=click.Choice([f.value for f in FirstClick]),
-        default=default,
-        show_default=True,
-        help="First-click rule: a safe cell, an opening (cell and neighbours safe), or none.",
-    )
-
-
-def resume_option(what: str) -> Callable:
-    """``--resume``: continue the interrupted run recorded at ``--out``."""
-    return click.option(
-        "--resume", is_flag=True, default=False, help=f"Continue the {what} recorded at --out."
-    )
 
 
 def exit_interrupted(hint: str = "") -> NoReturn:

@@ -16,24 +16,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 from typing import IO, Any
 
 import click
 
 #: Seconds between plain progress lines when standard error is not a terminal.
 LINE_EVERY = 10.0
-
-
-def progress_option(func: Callable) -> Callable:
-    """``--progress/--no-progress``: the bar on standard error (default: when it is a
-    terminal and --json is not given)."""
-    return click.option(
-        "--progress/--no-progress",
-        default=None,
-        help="Progress bar with the rate and the time left on stderr "
-        "(default: when stderr is a terminal and --json is not given).",
-    )(func)
 
 
 def wanted(progress: bool | None, as_json: bool = False) -> bool:

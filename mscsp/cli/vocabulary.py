@@ -103,11 +103,11 @@ class SharedOption:
     @property
     def kind(self) -> str:
         """Its common type and range as :func:`describe` writes them."""
-        return describe(click.Option(list(self.decls or (self.name,)), **self._form(None)))
+        return describe(click.Option(self._decls(), **self._form(None)))
 
     def kind_for(self, command: str) -> str:
         """The range ``command`` must take."""
-        return describe(click.Option(list(self.decls or (self.name,)), **self._form(command)))
+        return describe(click.Option(self._decls(), **self._form(command)))
 
     def option(self, command: str, *decls: str, more: str = "", **form: Any) -> Callable:
         """The click option of ``command``, as a decorator: the table's range and
@@ -127,8 +127,11 @@ class SharedOption:
             raise LookupError(f"{command} takes no {self.name}: its row does not list it")
         words = self.help.removesuffix(".") + more + "." if more else self.help
         return click.option(
-            *(self.decls or (self.name,)), *decls, **{"help": words, **self._form(command), **form}
+            *self._decls(), *decls, **{"help": words, **self._form(command), **form}
         )
+
+    def _decls(self) -> list[str]:
+        return list(self.decls or (self.name,))
 
     def _form(self, command: str | None) -> dict[str, Any]:
         """click's arguments for ``command`` (``None``: the common form)."""
