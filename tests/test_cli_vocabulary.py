@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from mscsp.backends import get_backend
 from mscsp.cli import main
-from mscsp.cli.vocabulary import VOCABULARY, describe, markdown_table
+from mscsp.cli.vocabulary import VOCABULARY, describe, markdown_table, shared_options
 from mscsp.errors import InvalidInputError
 
 GUIDE = Path(__file__).parents[1] / "docs" / "user-guide.md"
@@ -290,3 +290,22 @@ def test_sample_backend_is_the_vocabularys_and_only_mdd_draws():
     other = sample("--backend", "dss")
     assert other.exit_code == 2
     assert other.stderr.count("\n") == 1 and "mdd" in other.stderr
+
+
+# Built from the table: a command names its shared options, the table gives the rest.
+
+
+def test_a_command_the_table_does_not_list_cannot_take_the_option():
+    with pytest.raises(LookupError, match="probs takes no --seed"):
+        shared_options("probs")("--seed")
+
+
+def test_a_shared_option_is_built_with_the_commands_default_and_its_words():
+    @click.command()
+    @shared_options("serve")("--workers", more=" here")
+    def command(workers: int) -> None:
+        """A command built as serve's."""
+
+    (param,) = command.params
+    assert (param.default, param.opts, param.type.max) == (2, ["--workers", "-w"], 64)
+    assert param.help == "Worker processes (0: one per CPU); results do not depend on it here."
