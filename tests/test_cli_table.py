@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from mscsp.cli.table import column_groups, format_table, plural, rich_tables
+from mscsp.display.table import column_groups, format_table, plural, rich_tables
 
 HEADER = (
     "backend",

@@ -212,8 +212,6 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     # harness; they belong below the backends.
     ("mscsp.backends.external", "export"): "writes DIMACS through mscsp.export.mcc",
     ("mscsp.counters.mcc", "export"): "reads DIMACS through mscsp.export.mcc",
-    # replay/report.py:243: the archive report formats its text table with the CLI's table.
-    ("mscsp.replay.report", "cli"): "borrows mscsp.cli.table.format_table",
 }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..display.table import format_table, rich_tables
 from ..evaluation.bench_runs import RunsLog
 from ..evaluation.benchmark import (
     CorpusEntry,
@@ -25,7 +26,6 @@ from ..game import PRESETS
 from ..runtime.outlock import output_lock
 from .options import reports_errors
 from .progress import Progress, wanted
-from .table import format_table, rich_tables
 from .types import AsciiInt
 from .vocabulary import shared_options
 

@@ -9,6 +9,7 @@ from dataclasses import asdict
 import click
 
 from ..board import parse_board
+from ..display.table import plural
 from ..evaluation.benchmark import CorpusEntry, load_entries
 from ..evaluation.played_positions import sample_positions
 from ..export import FORMATS
@@ -19,7 +20,6 @@ from ..game import PRESETS
 from .options import reports_errors
 from .probs import read_board_text
 from .progress import Progress, wanted
-from .table import plural
 from .types import AsciiInt
 from .vocabulary import shared_options
 

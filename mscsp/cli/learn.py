@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ..display.table import format_table, plural
 from ..errors import BackendUnavailableError, InvalidInputError
 from ..game import PRESETS, Game
 from ..game import first_move as pick_first_move
@@ -25,7 +26,6 @@ from .options import (
     training_options,
 )
 from .progress import Progress, wanted
-from .table import format_table, plural
 from .vocabulary import shared_options
 
 PRESET_NAMES = tuple(PRESETS)

@@ -8,6 +8,7 @@ import sys
 import click
 
 from ..display.render import format_probability
+from ..display.table import format_table
 from ..errors import BackendUnavailableError, MscspError
 from ..replay import (
     FORMATS,
@@ -23,7 +24,6 @@ from ..trust.inputs import read_bounded
 from .options import reports_errors
 from .progress import Progress, wanted
 from .replay_archive import is_archive, run_archive
-from .table import format_table
 from .types import AsciiInt
 from .vocabulary import shared_options
 

@@ -240,7 +240,7 @@ SUMMARY_COLUMNS = (
 
 def summary_text(summary: dict[str, Any]) -> str:
     """The summary as text tables (what ``--summary`` prints)."""
-    from ..cli.table import format_table
+    from ..display.table import format_table
 
     lines = [
         f"{summary['rated']} of {summary['files']} files rated, {len(summary['errors'])} not rated",
