@@ -198,12 +198,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: The imports that run up today, ``(module, room it reaches)``, each with why: the lead's
 #: list to empty (each belongs to a file another change owns). Adding to it needs a reason.
 BACK_EDGES: dict[tuple[str, str], str] = {
-    # trust/names.py:22,50,56,73,127,176,192: the names allow-list checks a request's names
-    # against the registries, so it sits above the estimators, not in the trust base: it
-    # moves up (a room of its own under the web) or is given the registries' names.
-    ("mscsp.trust.names", "backends"): "the allow-list reads BACKENDS and solver lists",
-    ("mscsp.trust.names", "estimators"): "the allow-list reads the estimator registry",
-    ("mscsp.trust.names", "players"): "the allow-list reads PLAYERS",
     # engine/compiled_play.py:28: the compiled game loop hands a turn the kernel cannot count
     # to mscsp.solve; only players use it, so it belongs with them (or takes solve as given).
     ("mscsp.engine.compiled_play", "solve"): "falls back to mscsp.solve",

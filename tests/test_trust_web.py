@@ -28,13 +28,13 @@ from click.testing import CliRunner  # noqa: E402
 from mscsp.backends import BACKENDS  # noqa: E402
 from mscsp.cli import main  # noqa: E402
 from mscsp.errors import InvalidInputError  # noqa: E402
-from mscsp.trust.hosts import allow_list, host_name, is_loopback  # noqa: E402
-from mscsp.trust.names import (  # noqa: E402
+from mscsp.policy.names import (  # noqa: E402
     REQUEST_COUNTS,
     SHIPPED_MODELS,
     check_player_name,
     check_request_name,
 )
+from mscsp.trust.hosts import allow_list, host_name, is_loopback  # noqa: E402
 from mscsp.web.app import create_app  # noqa: E402
 from mscsp.web.service import Limits  # noqa: E402
 

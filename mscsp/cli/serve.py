@@ -13,8 +13,8 @@ import webbrowser
 import click
 
 from ..errors import BackendUnavailableError, InvalidInputError
+from ..policy.names import check_operator_name
 from ..trust.hosts import allow_list, is_loopback
-from ..trust.names import check_operator_name
 from .options import EXIT_INTERRUPTED, reports_errors
 from .types import AsciiInt
 from .vocabulary import MAX_TIME_LIMIT, shared_options

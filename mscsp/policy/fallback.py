@@ -49,7 +49,7 @@ class Door:
 
 #: ``mscsp probs --fallback``.
 COMMAND = Door("--fallback", "--backend", "learner:PATH", one_clock=False)
-#: ``/api/solve``'s ``fallback`` (names already checked by :mod:`mscsp.trust.names`).
+#: ``/api/solve``'s ``fallback`` (names already checked by :mod:`mscsp.policy.names`).
 REQUEST = Door("fallback", "backend", "learner:default", one_clock=True)
 
 

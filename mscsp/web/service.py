@@ -53,15 +53,15 @@ from ..players import PLAYERS, get_player
 from ..players.best import BestPlayer
 from ..policy.fallback import REQUEST, check_fallback, fallback_record
 from ..policy.limits import why_stopped
-from ..probabilities import Solution
-from ..session import GameSession
-from ..solver import kernel_solves, solve
-from ..trust.names import (
+from ..policy.names import (
     PROGRAM_BACKENDS,
     SHIPPED_MODELS,
     check_player_name,
     check_request_name,
 )
+from ..probabilities import Solution
+from ..session import GameSession
+from ..solver import kernel_solves, solve
 from .insight import WhatIf, dead_cells, fifty_fifties, why_best, why_rule
 
 
@@ -91,7 +91,7 @@ class Limits:
         allowed_names: Backend and estimator names the server's operator allowed besides
             the built-in ones (``mscsp serve --allow-backend``): a program or a checkpoint
             path, usable by a request that sends exactly that name
-            (:func:`mscsp.trust.names.check_request_name`).
+            (:func:`mscsp.policy.names.check_request_name`).
     """
 
     max_body: int = 256 * 1024

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..backends import BACKENDS
 from ..errors import BackendUnavailableError, InvalidInputError, InvalidTypeError
-from .numbers import parse_ascii_int
+from ..trust.numbers import parse_ascii_int
 
 #: Counting backends that run a program named in their spec: never offered to a request.
 PROGRAM_BACKENDS = frozenset({"external"})
