@@ -25,11 +25,10 @@ from functools import lru_cache
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, Backend, get_backend
-from .board import COVERED, FLAG, Board, bordered, check_board, neighbour_sum
+from .board import COVERED, FLAG, Board, check_board
 from .constraints import Cell, Component, ComponentCount, System, frontier_groups
 from .engine import compiled
 from .errors import InconsistentBoardError, InvalidInputError, format_cell
-from .game import FLOOD_CELLS
 from .probabilities import Solution, combine
 from .reduce import Reduction, reduce_system
 from .solver import CountCache, kernel_solves
@@ -619,83 +618,17 @@ def _connected(numbers: list[Number]) -> list[tuple[Number, ...]]:
     return parts
 
 
-def _label_touching(mask: np.ndarray) -> tuple[np.ndarray, int]:
-    """The regions of touching cells of ``mask`` (diagonals included), numbered from 1
-    (0 outside ``mask``), and how many there are: by a walk on small boards (the import of
-    ``scipy.ndimage`` alone costs a run's first guess 0.3 s), by its labels on large ones."""
-    rows, cols = mask.shape
-    if rows * cols > FLOOD_CELLS:
-        from scipy import ndimage
-
-        return ndimage.label(mask, structure=np.ones((3, 3), dtype=bool))
-    around = neighbour_table(rows, cols)[0]
-    inside = mask.reshape(-1).tolist()
-    labels = [0] * len(inside)
-    n = 0
-    for start, free in enumerate(inside):
-        if not free or labels[start]:
-            continue
-        n += 1
-        labels[start] = n
-        stack = [start]
-        while stack:
-            for k in around[stack.pop()]:
-                if inside[k] and not labels[k]:
-                    labels[k] = n
-                    stack.append(k)
-    return np.array(labels, dtype=np.int64).reshape(rows, cols), n
-
-
 def isolated_regions(board: Board) -> list[list[Cell]]:
     """Covered regions that the rest of the board cannot inform, nor they the rest.
 
     Covered cells (flags aside) are joined when they touch or share a revealed number; a
     region all of whose cells touch a number has no unconstrained cell, so the numbers
     around it see only its own cells, and clicks elsewhere never show anything about it.
-    Regions come sorted, in order of their first cell (row-major). Compiled code once the
-    kernel is loaded (:func:`mscsp.engine.compiled.isolated_regions`); else array code: the
-    touching cells are labelled at once, and only the few numbers that see two labels
-    join them.
+    Regions come sorted, in order of their first cell (row-major). Found by the engine
+    (:func:`mscsp.engine.compiled.isolated_regions`, compiled or not).
 
     Raises:
         InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`.
     """
     check_board(board)
-    if compiled.ready(0):
-        return compiled.isolated_regions(board.cells)
-    cells = board.cells
-    covered = cells == COVERED
-    labels, n = _label_touching(covered)
-    if not n:
-        return []
-    padded = bordered(labels)
-    nr, nc = np.nonzero(cells >= 0)
-    around = np.stack([padded[nr + 1 + dr, nc + 1 + dc] for dr, dc in _OFFSETS], axis=1)
-    lowest = np.where(around > 0, around, n + 1).min(axis=1)
-    parent = list(range(n + 1))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for row in around[(lowest <= n) & (around.max(axis=1) != lowest)].tolist():
-        first = root(min(x for x in row if x))
-        for x in row:
-            if x:
-                other = root(x)
-                if other != first:
-                    parent[max(first, other)] = min(first, other)
-                    first = min(first, other)
-    # A region with a covered cell next to no number is not isolated.
-    tops = np.array([root(x) for x in range(n + 1)])
-    region = tops[labels]
-    loose = covered & ~(neighbour_sum(cells >= 0) > 0)
-    open_region = np.zeros(n + 1, dtype=bool)
-    open_region[region[loose]] = True
-    keep = covered & ~open_region[region]
-    regions: dict[int, list[Cell]] = {}
-    for r, c in np.argwhere(keep).tolist():
-        regions.setdefault(int(region[r, c]), []).append((r, c))
-    return sorted(regions.values())
+    return compiled.isolated_regions(board.cells)

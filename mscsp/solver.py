@@ -33,16 +33,22 @@ from .runtime.deadline import Deadline
 from .validate import check_int, describe
 
 
-def kernel_solves(counter: Backend, board: Board) -> bool:
-    """Whether :func:`solve` with ``counter`` tries the compiled kernel on ``board``: the
-    default counter without a time limit, a small board, the kernel loaded (this counts
-    towards its warm-up, see :func:`mscsp.engine.compiled.ready`)."""
+def kernel_takes(counter: Backend, board: Board) -> bool:
+    """Whether ``board`` counted by ``counter`` is the engine's, loaded or not: the default
+    counter without a time limit, a small board (``best``'s probes of it run on the engine,
+    uncompiled until the kernel is loaded)."""
     return (
         type(counter) is DssBackend
         and counter.time_limit is None
         and board.cells.size <= SMALL_BOARD
-        and compiled.ready()
     )
+
+
+def kernel_solves(counter: Backend, board: Board) -> bool:
+    """Whether :func:`solve` with ``counter`` tries the compiled kernel on ``board``:
+    :func:`kernel_takes`, the kernel loaded (this counts towards its warm-up, see
+    :func:`mscsp.engine.compiled.ready`)."""
+    return kernel_takes(counter, board) and compiled.ready()
 
 
 def solve(board: Board, backend: str | Backend = DEFAULT_BACKEND, **options) -> Solution:

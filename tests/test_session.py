@@ -213,16 +213,13 @@ def graph_isolated_regions(board):
     ]
 
 
-@pytest.mark.parametrize("path", ["array code", "array code, labels", "compiled"])
+@pytest.mark.parametrize("path", ["uncompiled", "compiled"])
 def test_isolated_regions_are_the_graphs(path, monkeypatch):
-    import mscsp.session
     from mscsp.engine import compiled
     from mscsp.session import isolated_regions
 
-    if path.startswith("array code"):
+    if path == "uncompiled":
         monkeypatch.setattr(compiled, "enabled", False)
-        if path.endswith("labels"):  # (as a board too large for the walk)
-            monkeypatch.setattr(mscsp.session, "FLOOD_CELLS", 0)
     elif compiled.numba_missing():
         pytest.skip("the compiled path needs numba")
     else:

@@ -17,9 +17,10 @@ limits, the caller solves the outcomes one by one instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
+from ._jit import njit
 from ._kernel import _MAX_CELLS, _MAX_NODES_PLAYING, _enumerate, _float_odds
 from ._kernel_status import FALLBACK
 

@@ -12,8 +12,8 @@ at which the search gives up are the same.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+
+from ._jit import Dict, njit, types
 
 #: Bits a word of a layout set holds (positive 64-bit integers throughout), and words a set.
 BITS = 62

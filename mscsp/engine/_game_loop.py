@@ -11,9 +11,10 @@ when asked, at every guess.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
+from ._jit import njit
 from ._kernel import TIE, solve_flat
 from ._kernel_status import APPROX, COUNTED, DONE, FLOAT_TIED, REDUCED, SURE_MINE, SURE_SAFE
 from ._lookahead import PYTHON, guess

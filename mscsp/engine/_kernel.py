@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
+from ._jit import lgamma, njit
 from ._kernel_status import (
     APPROX,
     COUNTED,
@@ -184,7 +185,7 @@ def _binomial(n, k):
 def _log2_binomial(n, k):
     if k < 0 or k > n:
         return 0.0
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2.0)
+    return (lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)) / math.log(2.0)
 
 
 @njit(cache=True)
@@ -894,12 +895,16 @@ def _float_odds(flat_probs, odds, cells, free_flat, left, bits, groups_and_count
     for s in range(len(everything)):
         m = left - lowest - s
         if 0 <= m <= n_free:
-            logs[s] = math.lgamma(n_free + 1) - math.lgamma(m + 1) - math.lgamma(n_free - m + 1)
+            logs[s] = lgamma(n_free + 1) - lgamma(m + 1) - lgamma(n_free - m + 1)
         else:
             logs[s] = -np.inf
     if logs.max() == -np.inf:
         return INCONSISTENT
-    free_ways = np.exp(logs - logs.max())
+    # (Term by term: numpy's own exp of an array, run uncompiled, differs in the last bits.)
+    top = logs.max()
+    free_ways = np.empty(len(logs))
+    for s in range(len(logs)):
+        free_ways[s] = math.exp(logs[s] - top)
     fits = logs > -np.inf  # exactly where the binomial is not zero
     weight = 0.0
     free_num = 0.0

@@ -17,9 +17,10 @@ different numerators apart.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..primes import largest_primes
+from mscsp.primes import largest_primes
+
+from ._jit import njit
 
 #: Bits each prime adds to the modulus (all lie in (2**30, 2**31): products of two
 #: residues fit 64 bits).

@@ -19,13 +19,14 @@ the Python player.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
 from ._condition import decode_base
+from ._jit import njit
 from ._kernel_status import APPROX, DONE, SURE_MINE
-from ._probe import EPS, _is_dead, probe_cells, weight_of
-from ._regions import boxes, fewest_covered, isolated_labels, pairs
+from ._probe import EPS, probe_cells, weight_of
+from ._regions import _is_dead, boxes, fewest_covered, isolated_labels, pairs
 
 # The look-ahead's settings, in the array the engine is given (``params``).
 TOLERANCE = 0

@@ -16,12 +16,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
 from ._condition import condition, count_outcome, decode_base, fits, outcome_groups, outcome_map
+from ._jit import njit
 from ._kernel import solve_flat
 from ._kernel_status import APPROX, DONE, FLOAT_MAP, INCONSISTENT, SURE_MINE, SURE_SAFE
+from ._regions import _is_dead
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
@@ -88,7 +90,7 @@ def _with_free(x, e, every, n_free, left):
     top = expo.max()
     weight = 0.0
     for k in range(lo, hi + 1):
-        weight += every[left - k] * math.ldexp(mant[k - lo], expo[k - lo] - top)
+        weight += every[left - k] * math.ldexp(mant[k - lo], int(expo[k - lo] - top))
     return _scaled(x * weight, e + top)
 
 
@@ -128,54 +130,6 @@ def weight_of(status, out):
         for _ in range(m):
             i += out[i] + 2
     return _with_free(x, e, every, out[i], out[2])
-
-
-@njit(cache=True)
-def _is_dead(cells, mines, rows, cols, cell):
-    """``mscsp.players.best.is_dead`` on flat arrays."""
-    r, c = cell // cols, cell % cols
-    around = np.zeros(8, dtype=np.int64)
-    n_around = 0
-    for d in range(8):
-        rr, cc = r + _DR[d], c + _DC[d]
-        if 0 <= rr < rows and 0 <= cc < cols:
-            k = rr * cols + cc
-            if cells[k] == COVERED and not mines[k]:
-                around[n_around] = k
-                n_around += 1
-    if n_around == 0:
-        return True
-    anchor = around[:n_around].min()
-    ar, ac = anchor // cols, anchor % cols
-    for d in range(8):
-        wr, wc = ar + _DR[d], ac + _DC[d]
-        if not (0 <= wr < rows and 0 <= wc < cols) or cells[wr * cols + wc] < 0:
-            continue
-        # The number's unknown cells besides ``cell`` are exactly ``around``?
-        seen = 0
-        same = True
-        for e in range(8):
-            sr, sc = wr + _DR[e], wc + _DC[e]
-            if 0 <= sr < rows and 0 <= sc < cols:
-                k = sr * cols + sc
-                if cells[k] == COVERED and not mines[k] and k != cell:
-                    seen += 1
-                    found = False
-                    for q in range(n_around):
-                        found |= around[q] == k
-                    same &= found
-        if same and seen == n_around:
-            return True
-    return False
-
-
-@njit(cache=True)
-def dead_cells(cells, mines, rows, cols, which):
-    """Whether each of the cells ``which`` (flat indices) is dead (``_is_dead``)."""
-    out = np.empty(len(which), dtype=np.bool_)
-    for q in range(len(which)):
-        out[q] = _is_dead(cells, mines, rows, cols, which[q])
-    return out
 
 
 @njit(cache=True)
@@ -349,7 +303,7 @@ def probe(
             if status != DONE and status != APPROX:
                 return HANDED_BACK, 0.0, 0.0, False, 0, -1
             x, e = weight_of(status, out)
-        p = math.ldexp(x / total, e - total_exp)
+        p = math.ldexp(x / total, int(e - total_exp))  # (int: Python's ldexp wants one)
         left -= p
         for i in range(n):
             if status == DONE:

@@ -1,19 +1,20 @@
-"""Board patterns ``best`` looks for on every guess, by compiled code (numba; loaded by
-:mod:`mscsp.engine.compiled`).
+"""Board patterns ``best`` looks for on every guess (numba; run by
+:mod:`mscsp.engine.compiled`, compiled or not).
 
 :func:`isolated_labels` is :func:`mscsp.session.isolated_regions`, :func:`pairs` and
-:func:`boxes` are ``mscsp.players.fifty``'s patterns and :func:`fewest_covered` is
-``mscsp.players.best.representatives``, on the board's flat cell codes: the same regions,
-patterns and cells in the same order. In Python they are array code whose overhead on a
-16x30 board (a labelling, a dozen small arrays) was a sixth of ``best``'s time.
+:func:`boxes` are ``mscsp.players.fifty``'s patterns, :func:`fewest_covered` is
+``mscsp.players.best.representatives`` and :func:`_is_dead` is
+``mscsp.players.best.is_dead``, on the board's flat cell codes. :func:`checks` answers all
+of them for one position in one call: what a guess of ``best`` asks, once.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..board import COVERED, FLAG
+from mscsp.board import COVERED, FLAG
+
+from ._jit import njit
 
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
@@ -224,3 +225,86 @@ def fewest_covered(cells, mask, rows, cols, out):
     for j in range(found):
         out[j] = keys[j] % n
     return found
+
+
+@njit(cache=True)
+def _is_dead(cells, mines, rows, cols, cell):
+    """``mscsp.players.best.is_dead`` on flat arrays."""
+    r, c = cell // cols, cell % cols
+    around = np.zeros(8, dtype=np.int64)
+    n_around = 0
+    for d in range(8):
+        rr, cc = r + _DR[d], c + _DC[d]
+        if 0 <= rr < rows and 0 <= cc < cols:
+            k = rr * cols + cc
+            if cells[k] == COVERED and not mines[k]:
+                around[n_around] = k
+                n_around += 1
+    if n_around == 0:
+        return True
+    anchor = around[:n_around].min()
+    ar, ac = anchor // cols, anchor % cols
+    for d in range(8):
+        wr, wc = ar + _DR[d], ac + _DC[d]
+        if not (0 <= wr < rows and 0 <= wc < cols) or cells[wr * cols + wc] < 0:
+            continue
+        # The number's unknown cells besides ``cell`` are exactly ``around``?
+        seen = 0
+        same = True
+        for e in range(8):
+            sr, sc = wr + _DR[e], wc + _DC[e]
+            if 0 <= sr < rows and 0 <= sc < cols:
+                k = sr * cols + sc
+                if cells[k] == COVERED and not mines[k] and k != cell:
+                    seen += 1
+                    found = False
+                    for q in range(n_around):
+                        found |= around[q] == k
+                    same &= found
+        if same and seen == n_around:
+            return True
+    return False
+
+
+@njit(cache=True)
+def dead_cells(cells, mines, rows, cols, which):
+    """Whether each of the cells ``which`` (flat indices) is dead (``_is_dead``)."""
+    out = np.empty(len(which), dtype=np.bool_)
+    for q in range(len(which)):
+        out[q] = _is_dead(cells, mines, rows, cols, which[q])
+    return out
+
+
+@njit(cache=True)
+def checks(cells, mines, free, rows, cols, rules, labels, found, loose, tops, dead, few):
+    """Every pattern ``best``'s guess asks about one position (proven mines flagged).
+
+    Args:
+        cells: The board's flat cell codes.
+        mines: The cells known to be mines (flat).
+        free: The cells to choose the unconstrained representatives from (flat).
+        rules: Whether to look for the patterns of the rules before the look-ahead
+            (isolated regions, pairs, boxes) too, or only for what the look-ahead asks
+            (dead cells and representatives).
+        labels: Written: :func:`isolated_labels`'s labels.
+        found: Written: :func:`pairs` with no soft outer cell (the pseudo 50/50s').
+        loose: Written: :func:`pairs` with one soft outer cell (the looming 50/50s').
+        tops: Written: :func:`boxes`.
+        dead: Written: whether each unknown cell (covered, not in ``mines``) is dead
+            (:func:`_is_dead`); False for the other cells.
+        few: Written: :func:`fewest_covered` of ``free``, as many as it is long.
+
+    Returns:
+        How many isolated regions, pairs, loose pairs, boxes and representatives were
+        written (no patterns of the rules without ``rules``).
+    """
+    n_regions = n_pairs = n_loose = n_boxes = np.int64(0)
+    if rules:
+        n_regions = isolated_labels(cells, rows, cols, labels)
+        n_pairs = pairs(cells, rows, cols, 0, found)
+        n_loose = pairs(cells, rows, cols, 1, loose)
+        n_boxes = boxes(cells, rows, cols, tops)
+    for k in range(rows * cols):
+        dead[k] = cells[k] == COVERED and not mines[k] and _is_dead(cells, mines, rows, cols, k)
+    n_few = fewest_covered(cells, free, rows, cols, few)
+    return n_regions, n_pairs, n_loose, n_boxes, n_few

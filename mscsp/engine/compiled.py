@@ -15,11 +15,18 @@ that the error raised is the pure path's own) and for components too large to en
 numba is imported, and the kernel loaded from its on-disk cache, once a process has made
 ``WARMUP`` small solves (or at :func:`load`), never at ``import mscsp``; where the cache does
 not hold it yet, it is compiled in the background (see :func:`ready`).
+
+The checks of ``best``'s guesses (board patterns, dead cells, probes, the endgame search)
+have one implementation, the engine's: where the compiled code is not loaded (during the
+warm-up or the first compile, with numba switched off or missing) they run the very same
+functions uncompiled (:func:`uncompiled`), to the same answers, bit for bit.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
@@ -27,6 +34,7 @@ import subprocess
 import sys
 import time
 import types
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from math import comb
 from operator import itemgetter
@@ -78,6 +86,42 @@ def _start_numba() -> None:
     finally:
         for name in standing_in:
             del sys.modules[name]
+
+
+#: The package the engine's modules run uncompiled in (see :func:`uncompiled`).
+UNCOMPILED = f"{__package__}.uncompiled"
+
+
+@cache
+def uncompiled(name: str) -> types.ModuleType:
+    """The engine's module ``name`` (``"_regions"``, ``"_probe"``, ...) run by Python.
+
+    The same source file, loaded a second time as ``mscsp.engine.uncompiled.<name>`` (with
+    the engine's modules it imports) and with :mod:`mscsp.engine._nojit` in the place of
+    :mod:`mscsp.engine._jit`: numba's jit bypassed, every function plain Python, numba not
+    imported. Slower than the compiled code by far, but the same answers, bit for bit.
+    """
+    if UNCOMPILED not in sys.modules:
+        package = types.ModuleType(UNCOMPILED)
+        package.__path__ = [str(_HERE)]
+        package.__spec__ = importlib.machinery.ModuleSpec(UNCOMPILED, None, is_package=True)
+        package.__spec__.submodule_search_locations = package.__path__
+        sys.modules[UNCOMPILED] = package
+        sys.modules[f"{UNCOMPILED}._jit"] = importlib.import_module(f"{__package__}._nojit")
+    return importlib.import_module(f"{UNCOMPILED}.{name}")
+
+
+@cache
+def _compiled(name: str) -> types.ModuleType:
+    """The engine's module ``name``, compiled (loaded from numba's cache, or compiled)."""
+    _start_numba()
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def _engine(name: str) -> types.ModuleType:
+    """The engine's module ``name``: compiled where the kernel is loaded (:func:`ready`;
+    not counted as a solve), else run by Python (:func:`uncompiled`)."""
+    return _compiled(name) if ready(0) else uncompiled(name)
 
 
 def numba_missing() -> bool:
@@ -144,6 +188,7 @@ def _kernel_ready() -> bool:
 
 #: The compiled program's sources (compiled together, see :func:`stamp`).
 SOURCES = (
+    "_jit.py",
     "_kernel.py",
     "_kernel_ties.py",
     "_game_loop.py",
@@ -182,8 +227,9 @@ def endgame_stamp() -> Path:
 def compile_endgame() -> None:
     """Compiles (or loads) the endgame search and its enumeration of layouts, and writes
     :func:`endgame_stamp`."""
-    _search([1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
-    _layouts(Board(np.full((2, 2), -1, dtype=np.int8), 1), 4, False)
+    module = _compiled("_endgame")
+    _search(module, [1, 2], 2, [[1], [0]], [2, 1], [0, 0], 100)
+    _layouts(module, Board(np.full((2, 2), -1, dtype=np.int8), 1), 4, False)
     endgame_stamp().touch()
 
 
@@ -280,6 +326,15 @@ def load() -> bool:
     return available()
 
 
+def skip_warm_up() -> None:
+    """Takes the kernel for loaded from now on, compiling here whatever numba's cache lacks
+    at its first call (for the compile's own process, :func:`mscsp.engine.compiled_play.warm`:
+    :func:`load` would wait for that very compile)."""
+    global _warm, _loaded
+    _warm = WARMUP
+    _loaded = True
+
+
 @lru_cache(maxsize=64)
 def _coords(rows: int, cols: int) -> list[tuple[int, int]]:
     return [divmod(i, cols) for i in range(rows * cols)]
@@ -330,15 +385,6 @@ def _solve_flat(
     return status, out, probs, free
 
 
-@cache
-def _prober_module() -> types.ModuleType:
-    """The compiled probe of ``best``'s look-ahead (:mod:`mscsp.engine._probe`)."""
-    _start_numba()
-    from . import _probe
-
-    return _probe
-
-
 def probe(
     board: Board,
     now: np.ndarray,
@@ -348,8 +394,9 @@ def probe(
     weight: float,
     blend: float,
 ) -> tuple[float, float, bool, int, tuple[int, int] | None, frozenset] | None:
-    """``best``'s probe of ``cell`` on the flagged ``board`` by the kernel, or ``None``
-    where Python must probe it (see :mod:`mscsp.engine._probe`).
+    """``best``'s probe of ``cell`` on the flagged ``board`` by the engine, or ``None``
+    where Python must probe it (see :mod:`mscsp.engine._probe`; compiled or not, see
+    :func:`uncompiled`).
 
     Args:
         board: The position, proven mines flagged.
@@ -381,8 +428,8 @@ def probes(
     blend: float,
 ) -> list[tuple] | None:
     """``best``'s look-ahead probes of ``cells`` in turn on the flagged ``board``, by the
-    kernel (:func:`mscsp.engine._probe.probe_cells`), up to the first it hands back to Python;
-    ``None`` where the board is not the kernel's.
+    engine (:func:`mscsp.engine._probe.probe_cells`, compiled or not), up to the first it
+    hands back to Python; ``None`` where the board is not the kernel's.
 
     Args:
         score: The best score so far (``None``: none yet).
@@ -412,7 +459,7 @@ def probes(
     found = np.empty((len(which), 5))
     implied = np.empty((len(which), cells_.size), dtype=np.bool_)
     shift = max(total.bit_length() - 60, 0)  # (the weight as a float and a binary exponent)
-    prober = _prober_module()
+    prober = _engine("_probe")
     flat = cells_.reshape(-1)
     probe_scratch = scratch(rows, cols)
     base, conditioned = prober.position(flat, rows, cols, board.mines, probe_scratch)
@@ -460,10 +507,10 @@ def _flat(a: np.ndarray, dtype: type) -> np.ndarray:
 
 def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]]) -> list[bool]:
     """``mscsp.players.best.is_dead`` of each cell of ``which`` (``cells``: the board's
-    codes, ``mines``: the cells known to be mines), by compiled code."""
+    codes, ``mines``: the cells known to be mines), by the engine."""
     rows, cols = cells.shape
     flat = np.array([r * cols + c for r, c in which], dtype=np.int64)
-    found = _prober_module().dead_cells(
+    found = _engine("_regions").dead_cells(
         _flat(cells, np.int8), _flat(mines, np.bool_), rows, cols, flat
     )
     return found.tolist()
@@ -499,46 +546,57 @@ def rules_may_apply(board: Board, layouts: int) -> bool | None:
     return bool(_lookahead.rules_may_apply(exact, out, probs.reshape(-1), flat, rows, cols, most))
 
 
-@cache
-def _patterns() -> types.ModuleType:
-    """The compiled board patterns of ``best``'s guess (:mod:`mscsp.engine._regions`)."""
-    _start_numba()
-    from . import _regions
-
-    return _regions
+Cell = tuple[int, int]
 
 
-def isolated_regions(cells: np.ndarray) -> list[list[tuple[int, int]]]:
-    """:func:`mscsp.session.isolated_regions` of a board's cell codes, by compiled code."""
+def isolated_regions(cells: np.ndarray) -> list[list[Cell]]:
+    """:func:`mscsp.session.isolated_regions` of a board's cell codes, by the engine."""
     rows, cols = cells.shape
     labels = np.empty(cells.size, dtype=np.int64)
-    count = _patterns().isolated_labels(_flat(cells, np.int8), rows, cols, labels)
+    count = _engine("_regions").isolated_labels(_flat(cells, np.int8), rows, cols, labels)
+    return _regions_of(labels, count, rows, cols)
+
+
+def _regions_of(labels: np.ndarray, count: int, rows: int, cols: int) -> list[list[Cell]]:
+    """The isolated regions :func:`mscsp.engine._regions.isolated_labels` labelled."""
     if not count:
         return []
-    regions: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    regions: list[list[Cell]] = [[] for _ in range(count)]
     coords = _coords(rows, cols)
     for k in np.flatnonzero(labels >= 0).tolist():
         regions[labels[k]].append(coords[k])
     return regions
 
 
-def pairs(cells: np.ndarray, missing: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:
     """``mscsp.players.fifty._pairs`` (side-by-side covered pairs with ``missing`` soft
-    outer cells, in row-major order), by compiled code."""
+    outer cells, in row-major order), by the engine."""
     rows, cols = cells.shape
     out = np.empty((2 * cells.size, 2), dtype=np.int64)
-    found = _patterns().pairs(_flat(cells, np.int8), rows, cols, missing, out)
+    found = _engine("_regions").pairs(_flat(cells, np.int8), rows, cols, missing, out)
+    return _pairs_of(out, found, rows, cols)
+
+
+def _pairs_of(out: np.ndarray, found: int, rows: int, cols: int) -> list[tuple[Cell, Cell]]:
+    """The pairs :func:`mscsp.engine._regions.pairs` wrote."""
     coords = _coords(rows, cols)
     return [(coords[a], coords[b]) for a, b in out[:found].tolist()]
 
 
-def boxes(cells: np.ndarray) -> list[tuple[tuple[int, int], ...]]:
+def boxes(cells: np.ndarray) -> list[tuple[Cell, Cell, Cell, Cell]]:
     """``mscsp.players.fifty.box_patterns`` (covered 2x2 boxes whose diagonal corners are
     flags or off the board, row-major, each top-left, top-right, bottom-left,
-    bottom-right), by compiled code."""
+    bottom-right), by the engine."""
     rows, cols = cells.shape
     out = np.empty(cells.size, dtype=np.int64)
-    found = _patterns().boxes(_flat(cells, np.int8), rows, cols, out)
+    found = _engine("_regions").boxes(_flat(cells, np.int8), rows, cols, out)
+    return _boxes_of(out, found, rows, cols)
+
+
+def _boxes_of(
+    out: np.ndarray, found: int, rows: int, cols: int
+) -> list[tuple[Cell, Cell, Cell, Cell]]:
+    """The boxes :func:`mscsp.engine._regions.boxes` wrote (their top-left cells)."""
     coords = _coords(rows, cols)
     return [
         (coords[k], coords[k + 1], coords[k + cols], coords[k + cols + 1])
@@ -546,25 +604,86 @@ def boxes(cells: np.ndarray) -> list[tuple[tuple[int, int], ...]]:
     ]
 
 
-def representatives(cells: np.ndarray, mask: np.ndarray, count: int) -> list[tuple[int, int]]:
+def representatives(cells: np.ndarray, mask: np.ndarray, count: int) -> list[Cell]:
     """``mscsp.players.best.representatives`` (the ``count`` cells of ``mask`` with the
-    fewest covered neighbours, ties row-major), by compiled code."""
+    fewest covered neighbours, ties row-major), by the engine."""
     rows, cols = cells.shape
     out = np.empty(count, dtype=np.int64)
-    found = _patterns().fewest_covered(
+    found = _engine("_regions").fewest_covered(
         _flat(cells, np.int8), _flat(mask, np.bool_), rows, cols, out
     )
     coords = _coords(rows, cols)
     return [coords[k] for k in out[:found].tolist()]
 
 
-@cache
-def _searcher():
-    """The compiled endgame search (:mod:`mscsp.engine._endgame`)."""
-    _start_numba()
-    from . import _endgame
+#: Unconstrained cells :func:`checks` picks (``best``'s representatives of them all).
+REPRESENTATIVES = 3
 
-    return _endgame
+
+@dataclass(frozen=True)
+class Checks:
+    """What ``best``'s guess asks about one position, answered by one call of the engine
+    (:func:`checks`).
+
+    Attributes:
+        regions: :func:`isolated_regions`.
+        pairs: :func:`pairs` with no soft outer cell (pseudo 50/50s).
+        loose: :func:`pairs` with one soft outer cell (looming 50/50s).
+        boxes: :func:`boxes`.
+        dead: Whether each cell is dead (``mscsp.players.best.is_dead``; only unknown
+            cells are: covered and not known mines).
+        representatives: :func:`representatives` of the cells asked for, at most
+            :data:`REPRESENTATIVES`.
+    """
+
+    regions: list[list[Cell]]
+    pairs: list[tuple[Cell, Cell]]
+    loose: list[tuple[Cell, Cell]]
+    boxes: list[tuple[Cell, Cell, Cell, Cell]]
+    dead: np.ndarray
+    representatives: list[Cell]
+
+
+def checks(cells: np.ndarray, mines: np.ndarray, free: np.ndarray, rules: bool = True) -> Checks:
+    """:class:`Checks` of a position in one call of the engine
+    (:func:`mscsp.engine._regions.checks`), without the public functions' checks of their
+    arguments (the player's own arrays).
+
+    Args:
+        cells: The board's cell codes (proven mines flagged).
+        mines: The cells known to be mines (flags included).
+        free: The cells to pick representatives from.
+        rules: Whether the rules' patterns (regions, pairs, boxes) are wanted too (else
+            they are left empty).
+    """
+    rows, cols = cells.shape
+    n = cells.size
+    labels = np.empty(n, dtype=np.int64)
+    found, loose = np.empty((2 * n, 2), dtype=np.int64), np.empty((2 * n, 2), dtype=np.int64)
+    tops = np.empty(n, dtype=np.int64)
+    dead = np.empty(n, dtype=np.bool_)
+    few = np.empty(REPRESENTATIVES, dtype=np.int64)
+    flat, mines_, free_ = _flat(cells, np.int8), _flat(mines, np.bool_), _flat(free, np.bool_)
+    counts = _engine("_regions").checks(
+        flat, mines_, free_, rows, cols, rules, labels, found, loose, tops, dead, few
+    )
+    n_regions, n_pairs, n_loose, n_boxes, n_few = (int(x) for x in counts)
+    coords = _coords(rows, cols)
+    return Checks(
+        _regions_of(labels, n_regions, rows, cols),
+        _pairs_of(found, n_pairs, rows, cols),
+        _pairs_of(loose, n_loose, rows, cols),
+        _boxes_of(tops, n_boxes, rows, cols),
+        dead.reshape(rows, cols),
+        [coords[k] for k in few[:n_few].tolist()],
+    )
+
+
+def _endgame() -> types.ModuleType:
+    """The endgame search's module (:mod:`mscsp.engine._endgame`): compiled where the kernel
+    is loaded and the search compiled too (:func:`endgame_stamp`), else run by Python."""
+    loaded = ready(0) and endgame_stamp().exists()
+    return _compiled("_endgame") if loaded else uncompiled("_endgame")
 
 
 def search_endgame(
@@ -575,9 +694,10 @@ def search_endgame(
     base: list[int],
     budget: int,
 ) -> tuple[float, int] | bool | None:
-    """:func:`mscsp.players.endgame.solve_endgame`'s search by compiled code: the chance of
-    winning and the cell to click (-1: won), ``None`` when it outgrew ``budget``, or
-    ``False`` where the layouts or cells are too many for it (Python searches).
+    """:func:`mscsp.players.endgame.solve_endgame`'s search by the engine (compiled or
+    not, see :func:`_endgame`): the chance of winning and the cell to click (-1: won),
+    ``None`` when it outgrew ``budget``, or ``False`` where the layouts or cells are too
+    many for its words (Python searches).
 
     Args:
         layouts: The layouts (bitmasks over the ``n`` unknown cells).
@@ -585,17 +705,16 @@ def search_endgame(
         nbr_mask: The same as bitmasks.
         base: Each unknown cell's flagged neighbours.
     """
-    if not endgame_stamp().exists():
-        return False  # (compiled after the rest: until then Python searches)
-    return _search(layouts, n, nbr_idx, nbr_mask, base, budget)
+    return _search(_endgame(), layouts, n, nbr_idx, nbr_mask, base, budget)
 
 
 def endgame_layouts(
     board: Board, limit: int, any_count: bool
 ) -> tuple[list[tuple[int, int]], list[int]] | bool | None:
-    """:func:`mscsp.players.endgame.enumerate_layouts` by compiled code: the unknown cells
-    and the layouts, ``None`` beyond ``limit``, or ``False`` where the compiled code does
-    not take the board (not compiled yet, too many unknown cells or layouts asked for).
+    """:func:`mscsp.players.endgame.enumerate_layouts` by the engine (compiled or not, see
+    :func:`_endgame`): the unknown cells and the layouts, ``None`` beyond ``limit``, or
+    ``False`` where the engine does not take the board (too many unknown cells for its
+    words, or layouts asked for).
 
     Raises:
         InvalidTypeError: ``board`` is not a :class:`~mscsp.board.Board`, or ``limit`` not
@@ -604,18 +723,14 @@ def endgame_layouts(
     """
     check_board(board)
     limit = check_int(limit, "limit")
-    if not endgame_stamp().exists():
-        return False  # (compiled after the rest: until then Python enumerates)
-    return _layouts(board, limit, any_count)
+    return _layouts(_endgame(), board, limit, any_count)
 
 
-def _layouts(board, limit, any_count):
-    """:func:`endgame_layouts` without the stamp's check (compiles the enumeration if
-    numba's cache lacks it)."""
+def _layouts(module, board, limit, any_count):
+    """:func:`endgame_layouts` by ``module`` (:mod:`mscsp.engine._endgame`, compiled or not)."""
     cells = board.cells
     if cells.dtype != np.int8 or not 0 <= limit <= 1 << 16:
         return False
-    module = _searcher()
     rows, cols = cells.shape
     flat = _flat(cells, np.int8)
     unknown = np.empty(module.MAX_CELLS, dtype=np.int64)
@@ -630,10 +745,8 @@ def _layouts(board, limit, any_count):
     return [coords[k] for k in unknown[:n].tolist()], out[:count].tolist()
 
 
-def _search(layouts, n, nbr_idx, nbr_mask, base, budget):
-    """:func:`search_endgame` without the stamp's check (compiles the search if numba's
-    cache lacks it)."""
-    module = _searcher()
+def _search(module, layouts, n, nbr_idx, nbr_mask, base, budget):
+    """:func:`search_endgame` by ``module`` (:mod:`mscsp.engine._endgame`, compiled or not)."""
     if n > module.MAX_CELLS or len(layouts) > module.MAX_LAYOUTS:
         return False
     start = np.cumsum([0] + [len(idx) for idx in nbr_idx])

@@ -290,9 +290,10 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _endgame, _kernel, _kernel_ties, _lookahead, _probe
+    from . import _condition, _endgame, _kernel, _kernel_ties, _lookahead, _probe, _regions
 
-    for module in (_kernel, _kernel_ties, _probe, _lookahead, _endgame, _engine()):
+    modules = (_kernel, _kernel_ties, _condition, _probe, _regions, _lookahead, _endgame)
+    for module in (*modules, _engine()):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and value._cache is not None:
                 value._cache.flush()
@@ -303,6 +304,7 @@ def warm() -> None:
     board (what a sources' change needs: see :func:`_flush_caches`), then writes
     :func:`mscsp.engine.compiled.stamp`; then the endgame search, and its
     :func:`mscsp.engine.compiled.endgame_stamp`."""
+    compiled.skip_warm_up()  # (the engine's calls below compile what they call)
     _flush_caches()
     game = Game(9, 9, 10, seed=0)
     game.reveal(0, 0)
@@ -321,6 +323,8 @@ def warm() -> None:
     compiled.pairs(empty.cells, 0)
     compiled.boxes(empty.cells)
     compiled.representatives(empty.cells, empty.cells == COVERED, 3)
+    compiled.checks(empty.cells, empty.cells == -2, empty.cells == COVERED)
+    compiled.dead_cells(empty.cells, empty.cells == -2, [(0, 0)])
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()

@@ -44,12 +44,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import COVERED, FLAG, Board, check_board, neighbour_sum
+from ..board import COVERED, FLAG, Board, check_board
 from ..engine import compiled, compiled_play
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
-from ..session import GameSession, MineMemory, isolated_regions
-from ..solver import kernel_solves
+from ..session import GameSession, MineMemory
+from ..solver import kernel_solves, kernel_takes
 from ..validate import check_cells, check_grid, check_int, check_number
 from .base import Cell, neighbours
 from .csp import CspPlayer
@@ -66,32 +66,19 @@ def is_dead(cells: np.ndarray, mines: np.ndarray, cell: Cell) -> bool:
     True when its unknown neighbours (covered, not known mines) are exactly the unknown
     neighbours of one revealed number besides ``cell`` itself (or there are none): the
     number then fixes how many mines they hold. A sufficient test, not a complete one; the
-    look-ahead finds the other dead cells when it probes them.
+    look-ahead finds the other dead cells when it probes them. Answered by the engine
+    (:func:`mscsp.engine._regions._is_dead`, compiled or not).
 
     Args:
         cells: The board's cell codes.
         mines: Cells known to be mines (flags included).
         cell: A covered cell.
     """
-    rows, cols = cells.shape
-    around = {n for n in neighbours(cell, rows, cols) if cells[n] == COVERED and not mines[n]}
-    if not around:
-        return True
-    anchor = min(around)
-    for w in neighbours(anchor, rows, cols):
-        if cells[w] >= 0:
-            seen = {
-                n
-                for n in neighbours(w, rows, cols)
-                if cells[n] == COVERED and not mines[n] and n != cell
-            }
-            if seen == around:
-                return True
-    return False
+    return compiled.dead_cells(cells, mines, [cell])[0]
 
 
 def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[bool]:
-    """:func:`is_dead` of each cell of ``which`` (by compiled code where it is loaded).
+    """:func:`is_dead` of each cell of ``which``, in one call of the engine.
 
     Raises:
         InvalidTypeError: ``cells`` or ``mines`` is not an array of the right kind.
@@ -101,15 +88,7 @@ def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[
     check_grid(cells, "cells")
     check_grid(mines, "mines", cells.shape, kinds="b")
     check_cells(which, cells.shape, "which")
-    return _dead_cells(cells, mines, which)
-
-
-def _dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[Cell]) -> list[bool]:
-    """:func:`dead_cells` without its checks, for the look-ahead's own arrays (the checks
-    cost more than the answer)."""
-    if which and compiled.ready():
-        return compiled.dead_cells(cells, mines, which)
-    return [is_dead(cells, mines, cell) for cell in which]
+    return compiled.dead_cells(cells, mines, which)
 
 
 @dataclass(frozen=True)
@@ -231,6 +210,8 @@ class BestPlayer(CspPlayer):
         self.considered: tuple[Board, Solution, list[Cell], Callable[[Cell], float]] | None = None
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
         self._flagged: tuple = (None, None, None)  # (board, session, board flagged)
+        self._checks: tuple = (None, None, None, False, None)  # (board, solution, session,
+        # whether with the rules' patterns, what the engine found: see checks)
         self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
     def new_game(self) -> None:
@@ -279,19 +260,17 @@ class BestPlayer(CspPlayer):
                 return move[0], "endgame"
             # The search outgrew its budget: skip it until fewer layouts are left.
             self.outgrown = solution.weight
-        for region in isolated_regions(flagged):
+        found = self.checks(flagged, solution)
+        for region in found.regions:
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0], "region"
-        mines = (flagged.cells == FLAG) | (solution.probabilities == 1.0)
         if self.pseudo:
             # (The compiled kernel answers a plain dss solve, not one through the cache.)
             inner = self.backend.inner
             counter = inner if kernel_solves(inner, flagged) else self.backend
-            cell = pseudo_fifty(
-                flagged, solution, counter, lambda c: not is_dead(flagged.cells, mines, c)
-            )
+            cell = pseudo_fifty(flagged, solution, counter, lambda c: not found.dead[c], found)
             if cell is not None:
                 return cell, "pseudo"
         cells, keep, looming = self.weigh(flagged, solution)
@@ -319,10 +298,11 @@ class BestPlayer(CspPlayer):
             (the share of the looming risk the click leaves: 1 without any) and the
             looming 50/50s (none without ``looming``).
         """
-        looming = looming_fifties(flagged, solution) if self.looming else []
+        found = self.checks(flagged, solution)
+        looming = looming_fifties(flagged, solution, found) if self.looming else []
         safety = 1.0 - solution.probabilities
         cells = self.candidates(flagged, solution)
-        cells += [c for c in self.settlers(flagged, looming, safety) if c not in cells]
+        cells += [c for c in self.settlers(flagged, looming, safety, found.dead) if c not in cells]
 
         def keep(cell: Cell) -> float:
             # A click that leaves a looming 50/50 in the game keeps its risk.
@@ -430,10 +410,11 @@ class BestPlayer(CspPlayer):
         margin: float,
         memory: GameSession | None = None,
     ) -> list[Probe] | None:
-        """The look-ahead's probes of ``cells`` in turn by one call of compiled code
-        (:func:`mscsp.engine.compiled.probes`), up to the first cell it hands back (``[]``: the
-        first); ``None`` where it cannot run (a subclass that probes or scores its own way
-        keeps :meth:`probe`, one cell at a time).
+        """The look-ahead's probes of ``cells`` in turn by one call of the engine
+        (:func:`mscsp.engine.compiled.probes`, compiled or not), up to the first cell it hands
+        back (``[]``: the first); ``None`` where it cannot run (a board not the engine's, or
+        a subclass that probes or scores its own way: it keeps :meth:`probe`, one cell at a
+        time).
 
         Args:
             factors: Each cell's factor (:meth:`lookahead`'s ``keep``).
@@ -443,7 +424,7 @@ class BestPlayer(CspPlayer):
         """
         memory = memory or self.memory
         own = type(self).probe is BestPlayer.probe and type(self).score is BestPlayer.score
-        if not own or not kernel_solves(memory.counter.inner, board):
+        if not own or not kernel_takes(memory.counter.inner, board):
             return None
         found = compiled.probes(
             self.flagged_in(board, memory),
@@ -544,20 +525,52 @@ class BestPlayer(CspPlayer):
             return scored[0][0]
         return max(self.score(probe) for probe in dead)
 
-    def settlers(self, board: Board, looming: list[Looming], safety: np.ndarray) -> list[Cell]:
+    def settlers(
+        self, board: Board, looming: list[Looming], safety: np.ndarray, dead: np.ndarray
+    ) -> list[Cell]:
         """Enablers of looming 50/50s that could beat the candidates once their risk counts.
 
-        An enabler is added when it is living and its safety is within ``tolerance`` of the
-        safest cell's after that cell pays every looming risk.
+        An enabler is added when it is living (``dead``: the position's dead cells, see
+        :meth:`checks`) and its safety is within ``tolerance`` of the safest cell's after
+        that cell pays every looming risk.
         """
         if not looming:
             return []
-        mines = (board.cells == FLAG) | (safety == 0.0)
         unknown = self.memory.unknown(board)
         top = float(np.where(unknown, safety, -1.0).max())
         bound = (1.0 - self.tolerance) * top * math.prod(1.0 - x.risk for x in looming)
         cells = sorted({x.enabler for x in looming}, key=lambda c: (-safety[c], c))
-        return [c for c in cells if safety[c] >= bound and not is_dead(board.cells, mines, c)]
+        return [c for c in cells if safety[c] >= bound and not dead[c]]
+
+    def checks(
+        self, board: Board, solution: Solution, memory: MineMemory | None = None, rules: bool = True
+    ) -> compiled.Checks:
+        """What the guess asks about a position, by one call of the engine
+        (:func:`mscsp.engine.compiled.checks`), kept for the position's next questions:
+        its isolated regions, pairs and boxes (with ``rules``), its dead cells (known
+        mines: flags and cells at probability 1) and the representatives of its
+        unconstrained unknown cells.
+
+        Args:
+            board: The position (proven mines flagged).
+            solution: Its solution.
+            memory: The session the position is solved in (the game's by default).
+            rules: Whether the patterns of the rules before the look-ahead are wanted.
+        """
+        memory = memory or self.memory
+        held_board, held_solution, held_memory, held_rules, held = self._checks
+        same = held_board is board and held_solution is solution and held_memory is memory
+        if same and (held_rules or not rules):
+            return held
+        mines = (board.cells == FLAG) | (solution.probabilities == 1.0)
+        free = np.zeros(board.cells.shape, dtype=bool)
+        unknown = memory.unknown(board)
+        for odd in solution.odds:
+            if isinstance(odd.cells, np.ndarray):
+                free = odd.cells & unknown
+        found = compiled.checks(board.cells, mines, free, rules)
+        self._checks = (board, solution, memory, rules, found)
+        return found
 
     def score(self, probe: Probe) -> float:
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""
@@ -573,10 +586,9 @@ class BestPlayer(CspPlayer):
         living cell is within reach, every living cell; when none lives, the safest cell.
         ``memory`` is the session the position is solved in (the game's by default).
         """
-        probs = solution.probabilities
+        found = self.checks(board, solution, memory, rules=False)
         unknown = (memory or self.memory).unknown(board)
-        mines = (board.cells == FLAG) | (probs == 1.0)
-        safety = np.where(unknown, 1.0 - probs, -1.0)
+        safety = np.where(unknown, 1.0 - solution.probabilities, -1.0)
         bound = (1.0 - self.tolerance) * float(safety.max())
         ranked: list[tuple[float, Cell]] = []
         free_safety = None
@@ -584,12 +596,11 @@ class BestPlayer(CspPlayer):
         for odd in solution.odds:
             if isinstance(odd.cells, np.ndarray):
                 free_safety = 1.0 - odd.num / odd.den
-                free = representatives(board, odd.cells & unknown)
+                free = found.representatives
             elif odd.num < odd.den:
                 ranked.extend((1.0 - odd.num / odd.den, cell) for cell in odd.cells)
         ranked.sort(key=lambda sc: (-sc[0], sc[1]))
-        dead = _dead_cells(board.cells, mines, [c for _, c in ranked])
-        living = [(s, c) for (s, c), gone in zip(ranked, dead, strict=True) if not gone]
+        living = [(s, c) for s, c in ranked if not found.dead[c]]
         chosen = [c for s, c in living if s >= bound]
         if free_safety is not None and free_safety >= bound:
             # Unconstrained cells go in order of safety with the frontier ones.
@@ -633,7 +644,7 @@ class BestPlayer(CspPlayer):
             memory: The session the position is solved in (the game's by default).
         """
         memory = memory or self.memory
-        if kernel_solves(memory.counter.inner, board):
+        if kernel_takes(memory.counter.inner, board):
             fast = self.probe_compiled(self.flagged_in(board, memory), solution, cell, beat)
             if fast is not None:
                 return fast
@@ -649,9 +660,9 @@ class BestPlayer(CspPlayer):
     def probe_compiled(
         self, flagged: Board, solution: Solution, cell: Cell, beat: float | None = None
     ) -> Probe | None:
-        """:meth:`probe` by the compiled kernel (:func:`mscsp.engine.compiled.probe`), or ``None``
-        where it hands the cell back; the outcomes' probabilities are within about 1e-13 of
-        the exact ones."""
+        """:meth:`probe` by the engine (:func:`mscsp.engine.compiled.probe`, compiled or not),
+        or ``None`` where it hands the cell back; the outcomes' probabilities are within
+        about 1e-13 of the exact ones."""
         found = compiled.probe(
             flagged,
             solution.probabilities,
@@ -746,14 +757,11 @@ class BestPlayer(CspPlayer):
                 ranked.extend([(value, None)] * min(int(odd.cells.sum()), 2))
             else:
                 ranked.extend((value, c) for c in odd.cells)
-        # Safest first; deadness is checked only until two living cells are found.
+        # Safest first: the first two living cells (free cells live).
         ranked.sort(key=lambda vc: -vc[0])
-        living: list[tuple[float, Cell | None]] = []
-        for value, c in ranked:
-            if c is None or not is_dead(board.cells, mines, c):
-                living.append((value, c))
-                if len(living) == 2:
-                    break
+        cells = [c for _, c in ranked if c is not None]
+        dead = dict(zip(cells, compiled.dead_cells(board.cells, mines, cells), strict=True))
+        living = [(value, c) for value, c in ranked if c is None or not dead[c]][:2]
         if not living:
             # Won (nothing but mines left) or only dead cells: the safest is the next click.
             return NextClick(fallback if fallback else 1.0, False, None)
@@ -765,7 +773,7 @@ class BestPlayer(CspPlayer):
 
 def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell]:
     """A few unconstrained cells: those with the fewest unknown neighbours (corners first),
-    ties in row-major order.
+    ties in row-major order (by the engine, :func:`mscsp.engine._regions.fewest_covered`).
 
     Raises:
         InvalidTypeError: ``board`` is not a Board, ``mask`` not a bool array or ``count``
@@ -775,14 +783,7 @@ def representatives(board: Board, mask: np.ndarray, count: int = 3) -> list[Cell
     check_board(board)
     check_grid(mask, "mask", board.shape, kinds="b")
     count = check_int(count, "count")
-    if compiled.ready(0):
-        return compiled.representatives(board.cells, mask, count)
-    unknown_nb = neighbour_sum(board.cells == COVERED)
-    idx = np.argwhere(mask)
-    if not len(idx):
-        return []
-    order = np.lexsort((idx[:, 1], idx[:, 0], unknown_nb[mask]))
-    return [(int(r), int(c)) for r, c in idx[order[:count]]]
+    return compiled.representatives(board.cells, mask, count)
 
 
 def forced_pair(board: Board, solution: Solution) -> Cell | None:

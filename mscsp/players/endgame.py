@@ -37,11 +37,14 @@ def enumerate_layouts(
 
     Returns:
         ``(cells, layouts)``, or ``None`` when there are more than ``limit`` layouts.
+
+    The engine enumerates (:func:`mscsp.engine.compiled.endgame_layouts`, compiled or not)
+    where its 62-bit layouts hold the unknown cells and ``limit`` is at most 65536; Python
+    enumerates the others, the same way, in Python's unbounded integers.
     """
-    if compiled.ready(0):
-        found = compiled.endgame_layouts(board, limit, any_count)
-        if found is not False:
-            return found
+    found = compiled.endgame_layouts(board, limit, any_count)
+    if found is not False:
+        return found
     cells_arr = board.cells
     rows, cols = cells_arr.shape
     covered = cells_arr == COVERED
@@ -161,10 +164,10 @@ def solve_endgame(
         nbr_idx.append(idx)
         nbr_mask.append(sum(1 << y for y in idx))
         base.append(int(sum(cells_arr[x] == FLAG for x in nb)))
-    if compiled.ready():
-        found = compiled.search_endgame(layouts, n, nbr_idx, nbr_mask, base, budget)
-        if found is not False:
-            return None if found is None or found[1] < 0 else (unknown[found[1]], found[0])
+    found = compiled.search_endgame(layouts, n, nbr_idx, nbr_mask, base, budget)
+    if found is not False:
+        return None if found is None or found[1] < 0 else (unknown[found[1]], found[0])
+    # Beyond the engine's words: the same search in Python's unbounded integers.
     full = (1 << n) - 1
     # A set of layouts is a bitmask over their indices; layout k's bit is 1 << k, so the
     # layouts of a set, lowest bit first, are in enumeration order.

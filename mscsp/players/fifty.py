@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backends import Backend
-from ..board import COVERED, FLAG, Board, bordered
+from ..board import COVERED, FLAG, Board
 from ..engine import compiled
 from ..errors import InconsistentBoardError
 from ..probabilities import Solution
@@ -32,34 +32,11 @@ from ..validate import check_grid
 from .base import Cell, neighbours
 
 
-def _blocked(cells: np.ndarray) -> np.ndarray:
-    """Known mines, with a one-cell border of ``True`` for off the board."""
-    return bordered(cells == FLAG, True)
-
-
 def _pairs(cells: np.ndarray, missing: int) -> list[tuple[Cell, Cell]]:
     """Covered side-by-side pairs with ``missing`` outer cells that are neither known mines
-    nor off the board (outer cells: those touching only one cell of the pair)."""
-    if compiled.ready(0):
-        return compiled.pairs(cells, missing)
-    rows, cols = cells.shape
-    covered = cells == COVERED
-    soft = (~_blocked(cells)).astype(np.int8)
-    # Horizontal (r, c)-(r, c+1): columns c-1 and c+2, rows r-1..r+1, in padded coordinates.
-    ends_h = np.zeros((rows, cols - 1), dtype=np.int8)
-    ends_v = np.zeros((rows - 1, cols), dtype=np.int8)
-    for d in range(3):
-        ends_h += soft[d : d + rows, 0 : cols - 1] + soft[d : d + rows, 3 : cols + 2]
-        ends_v += soft[0 : rows - 1, d : d + cols] + soft[3 : rows + 2, d : d + cols]
-    found = [
-        ((r, c), (r, c + 1))
-        for r, c in np.argwhere(covered[:, :-1] & covered[:, 1:] & (ends_h == missing)).tolist()
-    ]
-    found += [
-        ((r, c), (r + 1, c))
-        for r, c in np.argwhere(covered[:-1, :] & covered[1:, :] & (ends_v == missing)).tolist()
-    ]
-    return sorted(found)
+    nor off the board (outer cells: those touching only one cell of the pair), in row-major
+    order, by the engine (:func:`mscsp.engine._regions.pairs`)."""
+    return compiled.pairs(cells, missing)
 
 
 def pair_patterns(cells: np.ndarray) -> list[tuple[Cell, Cell]]:
@@ -76,7 +53,8 @@ def pair_patterns(cells: np.ndarray) -> list[tuple[Cell, Cell]]:
 
 
 def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
-    """Covered 2x2 boxes whose four diagonal corner cells are mines or off the board.
+    """Covered 2x2 boxes whose four diagonal corner cells are mines or off the board (by
+    the engine, :func:`mscsp.engine._regions.boxes`).
 
     Yields:
         ``(top-left, top-right, bottom-left, bottom-right)`` in row-major order.
@@ -86,18 +64,7 @@ def box_patterns(cells: np.ndarray) -> Iterator[tuple[Cell, Cell, Cell, Cell]]:
         InvalidInputError: ``cells`` is not 2-D.
     """
     check_grid(cells, "cells")
-    if compiled.ready(0):
-        yield from compiled.boxes(cells)
-        return
-    rows, cols = cells.shape
-    covered = cells == COVERED
-    hard = _blocked(cells)
-    box = covered[:-1, :-1] & covered[:-1, 1:] & covered[1:, :-1] & covered[1:, 1:]
-    # Corners (r-1, c-1), (r-1, c+2), (r+2, c-1), (r+2, c+2) in padded coordinates.
-    box &= hard[0 : rows - 1, 0 : cols - 1] & hard[0 : rows - 1, 3 : cols + 2]
-    box &= hard[3 : rows + 2, 0 : cols - 1] & hard[3 : rows + 2, 3 : cols + 2]
-    for r, c in np.argwhere(box).tolist():
-        yield (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)
+    yield from compiled.boxes(cells)
 
 
 def given_mine(board: Board, cell: Cell, backend: str | Backend) -> np.ndarray | None:
@@ -117,7 +84,11 @@ def given_mine(board: Board, cell: Cell, backend: str | Backend) -> np.ndarray |
 
 
 def pseudo_fifty(
-    board: Board, solution: Solution, backend: str | Backend, living: Callable[[Cell], bool]
+    board: Board,
+    solution: Solution,
+    backend: str | Backend,
+    living: Callable[[Cell], bool],
+    checks: compiled.Checks | None = None,
 ) -> Cell | None:
     """A cell of a pseudo 50/50 to click now, or ``None`` (pairs first, then boxes).
 
@@ -127,19 +98,23 @@ def pseudo_fifty(
         backend: Counting backend for the conditional solves.
         living: Whether a cell would show something new (a dead cell is never chosen from a
             box; from a pair only when both cells are dead).
+        checks: The position's patterns where the engine found them already
+            (:func:`mscsp.engine.compiled.checks`; else they are looked for here).
     """
     probs = solution.probabilities
 
     def uncertain(cell: Cell) -> bool:
         return 0.0 < probs[cell] < 1.0
 
-    for a, b in pair_patterns(board.cells):
+    pairs = pair_patterns(board.cells) if checks is None else checks.pairs
+    boxes = box_patterns(board.cells) if checks is None else checks.boxes
+    for a, b in pairs:
         if not (uncertain(a) and uncertain(b)):
             continue
         after = given_mine(board, a, backend)
         if after is not None and after[b] == 0.0:
             return b if living(b) and not living(a) else a
-    for box in box_patterns(board.cells):
+    for box in boxes:
         for k, t in enumerate(box):
             if not uncertain(t) or not living(t):
                 continue
@@ -174,11 +149,15 @@ class Looming:
         return cell == self.enabler or cell in self.pair
 
 
-def looming_fifties(board: Board, solution: Solution) -> list[Looming]:
+def looming_fifties(
+    board: Board, solution: Solution, checks: compiled.Checks | None = None
+) -> list[Looming]:
     """Pairs at exactly 1/2 whose outer cells are all known mines or off the board but one.
 
     A click anywhere else leaves the risk in the game; clicking the enabler (or a cell of the
     pair) settles it now. David Hill's long-term risk, rebuilt from its description.
+    ``checks``: the position's patterns where the engine found them already
+    (:func:`mscsp.engine.compiled.checks`; else they are looked for here).
     """
     rows, cols = board.shape
     half = {
@@ -189,7 +168,7 @@ def looming_fifties(board: Board, solution: Solution) -> list[Looming]:
     }
     probs = solution.probabilities
     found = []
-    for a, b in _pairs(board.cells, 1):
+    for a, b in _pairs(board.cells, 1) if checks is None else checks.loose:
         if a not in half or b not in half:
             continue
         outer = set(neighbours(a, rows, cols)) ^ set(neighbours(b, rows, cols))
