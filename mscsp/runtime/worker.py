@@ -248,7 +248,11 @@ class Worker:
         self.lock = threading.Lock()
 
     def start(self) -> _Child:
-        """Starts the process unless it runs (it sets up while we go on); it."""
+        """Starts the process unless it runs (it sets up while we go on).
+
+        Returns:
+            The process started (or running).
+        """
         with self.lock:
             if self.child is None:
                 if self.context is None:
@@ -308,12 +312,13 @@ class Worker:
                     cpu, peak = self._late_cost(child, peak)
                 return Outcome(LIMIT, None, seconds, cpu, peak)
             status, value, cpu, peak, child.cpu = child.conn.recv()
+            seconds = time.perf_counter() - clock
             child.busy = False
         except (EOFError, OSError):  # died (out of memory?), or stopped by another thread
             return self._died(child, time.perf_counter() - clock)
         if status == MEMORY:  # it leaves after one: its successor starts clean
             self._discard(child)
-        return Outcome(status, value, time.perf_counter() - clock, cpu, peak)
+        return Outcome(status, value, seconds, cpu, peak)
 
     def _died(self, child: _Child, seconds: float) -> Outcome:
         """The outcome of a call whose worker died under it (its successor starts next)."""
