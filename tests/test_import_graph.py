@@ -158,6 +158,8 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "estimators": ("mscsp.estimators",),
     "noguess": ("mscsp.noguess",),
     "env": ("mscsp.env",),
+    # Screenshots in: the recogniser's board, checked against the image and the rules.
+    "screen": ("mscsp.screen",),
     "evaluation": ("mscsp.evaluation",),
     "export": ("mscsp.export",),
     "replay": ("mscsp.replay",),
@@ -188,7 +190,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("counters", "solve", "display"),
     ("players",),
     ("estimators",),  # an estimator may wrap a player (csp-limited's traversal, the learned)
-    ("noguess", "env"),
+    ("noguess", "env", "screen"),
     ("evaluation",),
     ("export", "replay", "learners", "policy"),
     ("web",),
