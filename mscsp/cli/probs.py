@@ -11,7 +11,7 @@ from ..board import MAX_TEXT, Board, parse_board
 from ..contradiction import explained
 from ..display.heatmap import save_png
 from ..display.render import format_probability, probability_map, shown_probabilities, solution_json
-from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
+from ..errors import InconsistentBoardError, InvalidInputError, MscspError, SolverLimitError
 from ..estimators import (
     CountingEstimator,
     Estimate,
@@ -23,6 +23,8 @@ from ..explain import explain, parse_cells
 from ..policy.fallback import COMMAND, check_fallback, fallback_record
 from ..policy.limits import both_stopped
 from ..probabilities import Solution
+from ..screen import FLAGS_NOTE, MODEL_ENV, read_screenshot
+from ..screen.image import MAX_IMAGE_BYTES
 from ..trust.inputs import read_bounded
 from .options import reports_errors
 from .vocabulary import shared_options
@@ -79,6 +81,23 @@ def read_board_text(path: str | None) -> bytes:
     "probability (repeatable; 'all': every certain cell; JSON key 'explanations').",
 )
 @click.option(
+    "--image",
+    type=click.Path(allow_dash=True, dir_okay=False),
+    default=None,
+    metavar="SHOT",
+    help="Read the board from a screenshot instead of FILE (ms_toollib's recogniser, the "
+    "replay extra): the board read is shown to check against the screen, cells it cannot "
+    "read are marked # and get no odds (JSON key 'image').",
+)
+@click.option(
+    "--obr-model",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="PATH",
+    help=f"The recogniser's model params.onnx (from ms_toollib's repository); default: "
+    f"${MODEL_ENV}.",
+)
+@click.option(
     "--fallback",
     metavar="ESTIMATOR",
     default=None,
@@ -96,6 +115,8 @@ def probs(
     show_exact: bool,
     png: str | None,
     explain_cells: tuple[str, ...],
+    image: str | None,
+    obr_model: str | None,
     fallback: str | None,
 ) -> None:
     """Exact mine probability of every covered cell of FILE (- for stdin).
@@ -106,8 +127,12 @@ def probs(
     in input errors are line and column counted from 1.
     Exit codes: 0 ok, 2 bad input, 3 inconsistent board, 4 backend missing, 5 solver limit.
     """
-    text = read_board_text(file)
-    board = parse_board(text, mines=mines)
+    if image is None:
+        board = parse_board(read_board_text(file), mines=mines)
+    elif file is not None:
+        raise InvalidInputError("give FILE or --image, not both")
+    else:
+        board, read = _read_image(image, obr_model, mines, as_json)
     wanted = parse_cells(explain_cells, board) if explain_cells else []
     estimator = get_estimator(backend, time_limit=time_limit or None)
     backup = None
@@ -143,6 +168,8 @@ def probs(
     answered = backend if stopped is None else fallback
     if as_json:
         out = solution_json(solution, answered, exact=show_exact)
+        if image is not None:
+            out["image"] = read
         if isinstance(solution, Estimate):
             out["exact"] = False  # an estimate has no exact fractions to give
         if explanations is not None:
@@ -186,6 +213,30 @@ def probs(
         )
         for step in item["steps"]:
             click.echo(f"  {step}")
+
+
+def _read_image(
+    image: str, model: str | None, mines: int | None, as_json: bool
+) -> tuple[Board, dict]:
+    """The board in a screenshot, shown to check (text: at once; JSON: the 'image' record,
+    also printed alone where no odds follow).
+
+    Raises:
+        InvalidInputError: Unreadable cells (after showing the board with them marked).
+    """
+    reading = read_screenshot(read_bounded(image, MAX_IMAGE_BYTES, "image"), model)
+    text = reading.text(mines)
+    read = {"board": text, "unreadable": [list(cell) for cell in reading.unreadable]}
+    read["note"] = FLAGS_NOTE
+    if not as_json:
+        click.echo(f"board read from {image}; check it against the screen ({FLAGS_NOTE}):")
+        click.echo(text)
+    try:
+        return reading.board(mines), read
+    except MscspError:
+        if as_json:
+            click.echo(json.dumps({"image": read}))
+        raise
 
 
 def _solve(board: Board, estimator: CountingEstimator) -> Solution:

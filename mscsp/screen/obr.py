@@ -26,7 +26,7 @@ MODEL_ENV = "MSCSP_OBR_MODEL"
 MODEL_NAME = "params.onnx"
 #: Where the model comes from, for messages.
 WHERE = (
-    "params.onnx is base/params.onnx in ms_toollib's repository (github.com/eee555/ms_toollib, MIT)"
+    "the model is base/params.onnx in ms_toollib's repository, github.com/eee555/ms_toollib, MIT"
 )
 #: The recogniser's answer for "no board in this image".
 NO_BOARD = [[200]]

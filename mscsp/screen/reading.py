@@ -17,8 +17,11 @@ from .obr import COVERED_OR_FLAG, recognise, require
 #: How an unreadable cell is written in board text: no cell code, so the text does not
 #: parse until the user writes what the screen shows there.
 UNREADABLE_MARK = "#"
+#: Most share of a board's cells unreadable: past it the checks doubt so much that the rest
+#: are trusted only for want of evidence against them, and the board is refused whole.
+DOUBT_LIMIT = 0.2
 #: What the recogniser cannot tell apart, for the user.
-FLAGS_NOTE = "flags are read as covered cells (the recogniser does not tell them apart)"
+FLAGS_NOTE = "flags are read as covered cells: the recogniser does not tell them apart"
 
 Cell = tuple[int, int]
 
@@ -83,7 +86,8 @@ def read_screenshot(image: bytes, model: str | os.PathLike[str] | None = None) -
     Raises:
         BackendUnavailableError: ms_toollib, Pillow or the model is missing.
         InvalidInputError: Not an image, too large, or no board found or recognised (the
-            recogniser finds none, or a grid whose size is not the image's).
+            recogniser finds none, a grid whose size is not the image's, or more than
+            :data:`DOUBT_LIMIT` of the cells unreadable).
     """
     path = require(model)
     pixels = decode_image(image)
@@ -104,4 +108,11 @@ def read_screenshot(image: bytes, model: str | os.PathLike[str] | None = None) -
     numbers = (raw >= 0) & (raw <= 8)
     cells[numbers] = raw[numbers]
     cells[raw == COVERED_OR_FLAG] = COVERED  # anything else it answers is unreadable
-    return Reading(checked(cells, pixels, lattice), cells, lattice.cell_size)
+    found = checked(cells, pixels, lattice)
+    doubts = int((found == UNREADABLE).sum())
+    if doubts > DOUBT_LIMIT * found.size:
+        raise InvalidInputError(
+            f"no board recognised: {doubts} of {found.size} cells unreadable (the recogniser "
+            "does not read this look; paste the board as text)"
+        )
+    return Reading(found, cells, lattice.cell_size)
