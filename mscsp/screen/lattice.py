@@ -27,6 +27,8 @@ MIN_CELL, MAX_CELL = 8, 300
 MAX_GAP = 2
 #: A boundary carries an edge when its strength is this share of a typical boundary's.
 SUPPORT = 0.15
+#: Least autocorrelation of a board's edge profile at its period (noise has about 0.05).
+PERIODIC = 0.25
 #: A smaller multiple of the best lag is the period when it correlates this well.
 HARMONIC = 0.8
 
@@ -96,7 +98,7 @@ def _period(profile: np.ndarray) -> int | None:
     corr = np.fft.irfft(spectrum * np.conj(spectrum))[:n]
     corr = corr / corr[0]
     best = MIN_CELL + int(np.argmax(corr[MIN_CELL : top + 1]))
-    if corr[best] <= 0:
+    if corr[best] < PERIODIC:
         return None
     # A board's period also correlates at 2, 3, ... cells: keep the smallest that does.
     for parts in range(best // MIN_CELL, 1, -1):
