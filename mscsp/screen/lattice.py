@@ -9,7 +9,9 @@ opened zeros draws no line in flat looks). Each boundary is snapped to the stron
 within a pixel of where the period puts it, so a fractional zoom does not drift, and then
 the boundaries are fitted with one straight line (one period, fractional if need be). The rows
 are found within the columns' span and the columns again within the rows', so a counter
-panel above the board or a window around it weighs less.
+panel above the board or a window around it weighs less; last, a row (or column) at the
+board's edge that most of the columns' (rows') boundaries do not cross is not a row of
+cells (a counter panel whose own edges happened to fall on the period).
 
 This grid is what the recogniser's answer is checked against (its size, and the cells
 whose pixels are compared): it never reads a cell itself.
@@ -27,6 +29,10 @@ MIN_CELL, MAX_CELL = 8, 300
 MAX_GAP = 2
 #: A boundary carries an edge when its strength is this share of a typical boundary's.
 SUPPORT = 0.15
+#: Least edge (summed over R, G, B, 0-765) a cell boundary draws across a row of cells.
+EDGE = 8.0
+#: Share of the boundaries that must cross a row (or column) of cells at the board's edge.
+CROSSED = 0.5
 #: Least autocorrelation of a board's edge profile at its period (noise has about 0.05).
 PERIODIC = 0.25
 #: A smaller multiple of the best lag is the period when it correlates this well.
@@ -78,7 +84,28 @@ def find_lattice(pixels: np.ndarray) -> Lattice | None:
     xs = _boundaries(_edges(image[ys[0] : ys[-1]], 1))
     if xs is None:
         return None
+    while len(ys) > 2 and not _crossed(image[ys[0] : ys[1], xs[0] : xs[-1]], xs, 1):
+        ys = ys[1:]  # a panel above the board: no cell boundaries run across it
+    while len(ys) > 2 and not _crossed(image[ys[-2] : ys[-1], xs[0] : xs[-1]], xs, 1):
+        ys = ys[:-1]
+    while len(xs) > 2 and not _crossed(image[ys[0] : ys[-1], xs[0] : xs[1]], ys, 0):
+        xs = xs[1:]
+    while len(xs) > 2 and not _crossed(image[ys[0] : ys[-1], xs[-2] : xs[-1]], ys, 0):
+        xs = xs[:-1]
     return Lattice(xs, ys)
+
+
+def _crossed(band: np.ndarray, bounds: tuple[int, ...], axis: int) -> bool:
+    """Whether most of the other axis' cell boundaries cross ``band`` (a row of cells, for
+    ``axis`` 1: the columns' boundaries) as edges standing out of the band's own."""
+    profile = _edges(band, axis)
+    floor = max(2 * float(np.median(profile)), EDGE)
+    start = bounds[0]
+    seen = [
+        profile[max(at - start - 2, 0) : at - start + 1].max(initial=0) > floor
+        for at in bounds[1:-1]
+    ]
+    return bool(seen) and sum(seen) >= CROSSED * len(seen)
 
 
 def _edges(image: np.ndarray, axis: int) -> np.ndarray:
