@@ -22,7 +22,7 @@ from mscsp.evaluation.played_positions import sample_positions
 from mscsp.export import export
 from mscsp.export.check import count_file
 from mscsp.export.index import read_index
-from mscsp.export.mcc import read_cnf
+from mscsp.formats.dimacs import read_cnf
 from mscsp.game import PRESETS
 
 HARD = Path(__file__).resolve().parent.parent / "bench" / "corpora" / "hard.jsonl"

@@ -144,6 +144,8 @@ ROOMS: dict[str, tuple[str, ...]] = {
     # The counting backends, and the counters run as programs on top of them.
     "backends": ("mscsp.backends",),
     "counters": ("mscsp.counters",),
+    # The solver competitions' instance formats, written by backends and export alike.
+    "formats": ("mscsp.formats",),
     # mscsp.solve and what is built straight on it.
     "solve": (
         "mscsp",
@@ -186,13 +188,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("trust",),
     ("runtime",),  # its run logs are read and written through the trust boundary
     ("model",),
+    ("formats",),
     ("engine", "backends"),
-    ("counters", "solve", "display"),
+    ("solve", "display"),
     ("players",),
     ("estimators",),  # an estimator may wrap a player (csp-limited's traversal, the learned)
     ("noguess", "env", "screen"),
     ("evaluation",),
     ("export", "replay", "learners", "policy"),
+    ("counters",),  # a counter program; it counts through export's readers
     ("web",),
     ("cli",),
 )
@@ -203,11 +207,6 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     # engine/compiled_play.py:28: the compiled game loop hands a turn the kernel cannot count
     # to mscsp.solve; only players use it, so it belongs with them (or takes solve as given).
     ("mscsp.engine.compiled_play", "solve"): "falls back to mscsp.solve",
-    # backends/external.py:101-102, counters/mcc.py:53-54: the DIMACS writer and reader and
-    # the cell systems live in the export room, whose package face imports the evaluation
-    # harness; they belong below the backends.
-    ("mscsp.backends.external", "export"): "writes DIMACS through mscsp.export.mcc",
-    ("mscsp.counters.mcc", "export"): "reads DIMACS through mscsp.export.mcc",
 }
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
+from ..formats.cnf import cell_cnf
 from .base import Backend
-from .cnf import cell_cnf
 from .decision import decide_by_search
 from .isolated import run_native
 

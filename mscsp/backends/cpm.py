@@ -10,7 +10,7 @@ weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`), as ``cpsat`` 
 * Boolean-only solvers (:data:`BOOLEAN_ONLY`) get the order encoding of ``sat``
   (``u[g][j]``: "at least ``j + 1`` mines in group ``g``", so a model is one group-level
   solution) and each number as clauses without auxiliary variables
-  (:func:`~mscsp.backends.cnf.exactly`): CPMpy's PySDD interface takes no sums, and an
+  (:func:`~mscsp.formats.cnf.exactly`): CPMpy's PySDD interface takes no sums, and an
   auxiliary variable would become a "user" variable whose values multiply the models.
 
 Only OR-Tools stops at ``solveAll``'s ``time_limit`` (:data:`STOPS_AT_TIME_LIMIT`): it
@@ -32,8 +32,8 @@ from typing import Any
 
 from ..constraints import Component, ComponentCount
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
+from ..formats.cnf import exactly
 from .base import Backend
-from .cnf import exactly
 from .isolated import run_native
 from .sat import order_variables
 from .tally import GroupTally

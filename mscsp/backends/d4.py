@@ -2,7 +2,7 @@
 
 One compilation per component; every count is then read off the compiled circuit:
 
-1. **CNF.** The cell-level CNF of :func:`~mscsp.backends.cnf.cell_cnf`: one variable per
+1. **CNF.** The cell-level CNF of :func:`~mscsp.formats.cnf.cell_cnf`: one variable per
    cell, each number "exactly ``t``" encoded directly (no auxiliary variable). A
    constraint too large for that gets a sequential counter, whose auxiliary variables the
    cells determine once the count is exact, so each cell-level solution still has exactly
@@ -37,8 +37,8 @@ import json
 from math import prod
 
 from ..constraints import Component, ComponentCount
+from ..formats.cnf import cell_cnf
 from .base import Backend
-from .cnf import cell_cnf
 from .isolated import run_native
 from .sdd import Poly
 

@@ -1,7 +1,7 @@
 """``external:COMMAND``: any model counter program in the Model Counting Competition's format.
 
 Each count is one instance file, exactly what ``mscsp export --format mcc`` writes
-(:func:`mscsp.export.mcc.write`: DIMACS CNF, ``c t pmc``, ``c p show`` over the cell
+(:func:`mscsp.formats.dimacs.write`: DIMACS CNF, ``c t pmc``, ``c p show`` over the cell
 variables, "exactly ``k`` mines" through a sequential counter whose auxiliary variables
 the cells determine, so even a counter that ignores the projection counts right), given
 to ``COMMAND FILE`` in a child process. Its answer line is read in either format:
@@ -96,8 +96,8 @@ class ExternalBackend(Backend):
         self.memory_mb = memory
 
     def count(self, component: Component) -> ComponentCount:
-        from ..export.instances import cell_system
-        from ..export.mcc import write
+        from ..formats.dimacs import write
+        from ..formats.instances import cell_system
 
         end = self._deadline()
         system = cell_system(component, (), None)

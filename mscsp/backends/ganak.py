@@ -1,7 +1,7 @@
 """``ganak``: exact #SAT model counting with Ganak (``pyganak``), no enumeration.
 
 The component becomes a cell-level CNF (one variable per cell, each number "exactly ``t``"
-through :func:`~mscsp.backends.cnf.exactly`), counted projected on the cell variables so
+through :func:`~mscsp.formats.cnf.exactly`), counted projected on the cell variables so
 auxiliary encoding variables never multiply the count.
 
 Ganak counts a formula once, with no assumptions, so each count is a fresh counter over the
@@ -23,8 +23,8 @@ same clauses plus a few extra ones:
 from __future__ import annotations
 
 from ..constraints import Component, ComponentCount
+from ..formats.cnf import cell_cnf
 from .base import Backend
-from .cnf import cell_cnf
 from .isolated import run_native
 
 

@@ -5,7 +5,7 @@ Each group ``g`` of ``s`` interchangeable cells is one order-encoded integer: va
 is one group-level solution and a blocking clause over the ``u`` variables alone removes
 exactly that solution: auxiliary cardinality variables never multiply the count. Each
 number becomes "exactly ``t`` of these order literals", natively on solvers with cardinality
-constraints (minicard, gluecard) and in CNF otherwise (:func:`~mscsp.backends.cnf.exactly`).
+constraints (minicard, gluecard) and in CNF otherwise (:func:`~mscsp.formats.cnf.exactly`).
 Solutions are weighted by binomials (:class:`~mscsp.backends.tally.GroupTally`).
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
+from ..formats.cnf import exactly
 from .base import Backend
-from .cnf import exactly
 from .decision import Condition, Finder
 from .tally import GroupTally
 

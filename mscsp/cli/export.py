@@ -14,8 +14,8 @@ from ..evaluation.benchmark import CorpusEntry, load_entries
 from ..evaluation.played_positions import sample_positions
 from ..export import FORMATS
 from ..export import export as run_export
-from ..export.instances import PER
-from ..export.mcc import ENCODINGS, KINDS
+from ..formats.dimacs import ENCODINGS, KINDS
+from ..formats.instances import PER
 from ..game import PRESETS
 from .options import reports_errors
 from .probs import read_board_text

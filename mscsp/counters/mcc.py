@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--legacy", action="store_true", help="print 's mc N' only")
     args = parser.parse_args(argv)
     from ..export.check import d4_count, ganak_count
-    from ..export.mcc import read_cnf
+    from ..formats.dimacs import read_cnf
 
     try:
         kind = read_cnf(args.file).kind

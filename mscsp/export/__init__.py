@@ -1,11 +1,11 @@
 """``mscsp export``: positions out as standard instance files, with their exact counts.
 
-Each position is split as :func:`mscsp.solve` splits it (:mod:`mscsp.export.instances`);
+Each position is split as :func:`mscsp.solve` splits it (:mod:`mscsp.formats.instances`);
 each component (or the whole frontier, ``per="position"``) and mine number ``k`` becomes
 one instance, "these cells with exactly ``k`` mines", in one of :data:`FORMATS`: DIMACS
-CNF for model counters (:mod:`~mscsp.export.mcc`), OPB for pseudo-Boolean solvers
-(:mod:`~mscsp.export.opb`), MiniZinc data for CP solvers (:mod:`~mscsp.export.mzn`), CPLEX
-LP for integer programming (:mod:`~mscsp.export.lp`). ``index.jsonl``
+CNF for model counters (:mod:`~mscsp.formats.dimacs`), OPB for pseudo-Boolean solvers
+(:mod:`~mscsp.formats.opb`), MiniZinc data for CP solvers (:mod:`~mscsp.formats.mzn`), CPLEX
+LP for integer programming (:mod:`~mscsp.formats.lp`). ``index.jsonl``
 (:mod:`~mscsp.export.index`) gives each file's exact count, so that anyone can check a
 solver against ours; :mod:`~mscsp.export.check` counts the files with real solvers.
 """
@@ -25,16 +25,16 @@ from ..backends import DEFAULT_BACKEND, get_backend
 from ..bigint import to_decimal
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..evaluation.benchmark import CorpusEntry
+from ..formats import dimacs, lp, mzn, opb
+from ..formats.instances import PER, CellSystem, position_systems
 from ..runtime.outlock import output_lock
 from ..trust.files import open_output, refuse_link, remove_regular
 from ..trust.inputs import read_bounded
 from ..trust.jsonl import loads_bounded
-from . import lp, mcc, mzn, opb
 from .index import INDEX, MAX_INDEX_BYTES, index_line
-from .instances import PER, CellSystem, position_systems
 
 #: Export formats and their writer modules.
-FORMATS = {"mcc": mcc, "opb": opb, "mzn": mzn, "lp": lp}
+FORMATS = {"mcc": dimacs, "opb": opb, "mzn": mzn, "lp": lp}
 
 
 @dataclass
@@ -61,18 +61,18 @@ def check_options(fmt: str, per: str, kind: str, encoding: str, weight: int) -> 
         raise InvalidInputError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     if per not in PER:
         raise InvalidInputError(f"unknown split {per!r} (one of {', '.join(PER)})")
-    if kind not in mcc.KINDS:
-        raise InvalidInputError(f"unknown kind {kind!r} (one of {', '.join(mcc.KINDS)})")
+    if kind not in dimacs.KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r} (one of {', '.join(dimacs.KINDS)})")
     if kind == "wmc" and fmt != "mcc":
         raise InvalidInputError(f"kind 'wmc' is a CNF track: it needs format mcc, not {fmt!r}")
-    if encoding not in mcc.ENCODINGS:
+    if encoding not in dimacs.ENCODINGS:
         raise InvalidInputError(
-            f"unknown encoding {encoding!r} (one of {', '.join(mcc.ENCODINGS)})"
+            f"unknown encoding {encoding!r} (one of {', '.join(dimacs.ENCODINGS)})"
         )
-    if kind == "wmc" and encoding not in mcc.DETERMINED:
+    if kind == "wmc" and encoding not in dimacs.DETERMINED:
         raise InvalidInputError(
             f"encoding {encoding!r} leaves auxiliary variables free, which a wmc count (no "
-            f"projection) would count: use {', '.join(mcc.DETERMINED)}"
+            f"projection) would count: use {', '.join(dimacs.DETERMINED)}"
         )
     if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
         raise InvalidInputError(f"weight must be an integer of at least 1, got {weight!r}")
@@ -248,7 +248,7 @@ def export(
                     for stem, mines, count in _instances(system, kind, weight):
                         name = f"p{position:05d}{part}-{stem}{writer.SUFFIX}"
                         if fmt == "mcc":
-                            written = mcc.write(system, mines, kind, encoding, weight, title)
+                            written = dimacs.write(system, mines, kind, encoding, weight, title)
                         else:
                             written = writer.write(system, mines, title)
                         _write(out / name, written.text, "instance file")

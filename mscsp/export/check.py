@@ -1,7 +1,7 @@
 """Counting exported files with real solvers, each reading the file itself where it can.
 
 * ``ganak`` (``pyganak``, which takes clauses, not files): the file is read by
-  :func:`~mscsp.export.mcc.read_cnf`, then counted projected on its ``c p show``
+  :func:`~mscsp.formats.dimacs.read_cnf`, then counted projected on its ``c p show``
   variables (``pmc``) or weighted by its ``c p weight`` lines (``wmc``: Ganak's weighted
   count is a float, exact up to 2**53).
 * ``d4`` (``py_d4``, the ``d4solver`` package): reads the CNF file itself, ``c p show``
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..backends.isolated import run_native
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
-from .mcc import read_cnf
-from .mzn import MODEL_FILE
+from ..formats.dimacs import read_cnf
+from ..formats.mzn import MODEL_FILE
 
 #: Lines MiniZinc prints after each solution, and once the search is complete.
 _SOLUTION, _COMPLETE, _UNSAT = "----------", "==========", "=====UNSATISFIABLE====="

@@ -7,7 +7,7 @@ mine layouts whatever the auxiliary variables do. A ``wmc`` file has no mine-num
 constraint; each cell's positive literal weighs ``weight`` and its negative one 1, so its
 weighted count is ``sum_k counts[k] * weight**k``.
 
-"Exactly ``t`` of these cells" goes through :func:`mscsp.backends.cnf.exactly`: a number's
+"Exactly ``t`` of these cells" goes through :func:`mscsp.formats.cnf.exactly`: a number's
 constraint (at most 8 cells) directly, without auxiliary variables; larger ones (the mine
 number over all cells) with :class:`pysat.card.CardEnc` and the chosen encoding.
 
@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from ..backends.cnf import exactly
 from ..errors import InvalidInputError
 from ..trust.escape import comment_line
 from ..trust.inputs import read_bounded
+from .cnf import exactly
 from .instances import CellSystem
 
 SUFFIX = ".cnf"

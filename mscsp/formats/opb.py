@@ -7,8 +7,8 @@ is the number of mine layouts.
 from __future__ import annotations
 
 from ..trust.escape import comment_line
+from .dimacs import Written
 from .instances import CellSystem
-from .mcc import Written
 
 SUFFIX = ".opb"
 KIND = "opb"

@@ -9,14 +9,16 @@ Python integers, the number of cell layouts by mine number.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..backends.base import Backend
 from ..board import Board
 from ..constraints import Cell, Component, build_system
 from ..probabilities import multiply
 from ..reduce import reduce_system
 from ..runtime.deadline import Deadline
+
+if TYPE_CHECKING:
+    from ..backends.base import Backend
 
 #: How an export splits a position: one system per component, or the whole frontier.
 PER = ("component", "position")

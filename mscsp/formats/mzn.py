@@ -5,8 +5,8 @@ solution per mine layout."""
 from __future__ import annotations
 
 from ..trust.escape import comment_line
+from .dimacs import Written
 from .instances import CellSystem
-from .mcc import Written
 
 SUFFIX = ".dzn"
 KIND = "mzn"

@@ -7,8 +7,8 @@ The objective is 0 (a feasibility problem: count its solutions); rows are split 
 from __future__ import annotations
 
 from ..trust.escape import comment_line
+from .dimacs import Written
 from .instances import CellSystem
-from .mcc import Written
 
 SUFFIX = ".lp"
 KIND = "lp"
