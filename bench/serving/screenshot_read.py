@@ -177,38 +177,45 @@ def truth_codes(position: list[list[str]]) -> np.ndarray:
     )
 
 
-def measure_skin(folder: Path, model: Path, boards: int, rng: random.Random) -> dict[str, Any]:
-    """One skin's counts over every size, zoom and board."""
-    counts = dict(
-        boards=0, whole=0, refused=0, cells=0, right=0, unreadable=0, wrong=0, raw_right=0
-    )
+def measure_skin(
+    folder: Path, model: Path, boards: int, rng: random.Random
+) -> dict[int, dict[str, Any]]:
+    """One skin's counts at each cell size, over every board size and board."""
+    return {size: measure_zoom(folder, size, model, boards, rng) for size in CELL_PIXELS}
+
+
+def measure_zoom(
+    folder: Path, size: int, model: Path, boards: int, rng: random.Random
+) -> dict[str, Any]:
+    """One skin's counts at one cell size."""
+    counts = dict(boards=0, whole=0, refused=0, cells=0, right=0, unreadable=0, wrong=0)
+    counts["raw_right"] = 0
     refusals: dict[str, int] = {}
     seconds = 0.0
-    for size in CELL_PIXELS:
-        tiles = tile_images(folder, size)
-        for rows, cols, mines in SIZES:
-            for _ in range(boards):
-                position = random_position(rows, cols, mines, rng)
-                truth = truth_codes(position)
-                counts["boards"] += 1
-                counts["cells"] += truth.size
-                start = time.perf_counter()
-                try:
-                    reading = read_screenshot(draw(position, tiles, size), model)
-                except MscspError as exc:
-                    seconds += time.perf_counter() - start
-                    counts["refused"] += 1
-                    why = str(exc).split(":")[0]
-                    refusals[why] = refusals.get(why, 0) + 1
-                    continue
+    tiles = tile_images(folder, size)
+    for rows, cols, mines in SIZES:
+        for _ in range(boards):
+            position = random_position(rows, cols, mines, rng)
+            truth = truth_codes(position)
+            counts["boards"] += 1
+            counts["cells"] += truth.size
+            start = time.perf_counter()
+            try:
+                reading = read_screenshot(draw(position, tiles, size), model)
+            except MscspError as exc:
                 seconds += time.perf_counter() - start
-                doubt = reading.cells == UNREADABLE
-                right = int((reading.cells == truth).sum())
-                counts["right"] += right
-                counts["unreadable"] += int(doubt.sum())
-                counts["wrong"] += int((~doubt & (reading.cells != truth)).sum())
-                counts["raw_right"] += int((reading.guess == truth).sum())
-                counts["whole"] += right == truth.size
+                counts["refused"] += 1
+                why = str(exc).split(":")[0]
+                refusals[why] = refusals.get(why, 0) + 1
+                continue
+            seconds += time.perf_counter() - start
+            doubt = reading.cells == UNREADABLE
+            right = int((reading.cells == truth).sum())
+            counts["right"] += right
+            counts["unreadable"] += int(doubt.sum())
+            counts["wrong"] += int((~doubt & (reading.cells != truth)).sum())
+            counts["raw_right"] += int((reading.guess == truth).sum())
+            counts["whole"] += right == truth.size
     return {**counts, "refusals": refusals, "seconds_per_board": seconds / counts["boards"]}
 
 
@@ -236,18 +243,20 @@ def read_real(folder: Path, model: Path) -> list[dict[str, Any]]:
 
 
 def markdown(skins: dict[str, dict[str, Any]], real: list[dict[str, Any]]) -> str:
-    """The tables for docs/screenshots.md."""
-    head = ("skin", "boards", "read whole", "refused", "cells right", "unreadable", "wrong")
-    lines = ["| " + " | ".join((*head, "recogniser alone")) + " |", "|---" * 8 + "|"]
-    for name, s in skins.items():
+    """The tables for docs/screenshots.md: each skin at each cell size, then the real
+    screenshots. Cells are counted over every board drawn, refused ones included."""
+    head = ("skin", "cell px", "boards", "read whole", "refused", "cells right", "unreadable")
+    lines = ["| " + " | ".join((*head, "wrong", "recogniser alone")) + " |", "|---" * 9 + "|"]
+    for name, zooms in skins.items():
+        for size, s in zooms.items():
 
-        def pct(key: str, s: dict[str, Any] = s) -> str:
-            return f"{100 * s[key] / s['cells']:.2f} %"
+            def pct(key: str, s: dict[str, Any] = s) -> str:
+                return f"{100 * s[key] / s['cells']:.2f} %"
 
-        lines.append(
-            f"| {name} | {s['boards']} | {s['whole']} | {s['refused']} | {pct('right')} | "
-            f"{pct('unreadable')} | {pct('wrong')} | {pct('raw_right')} |"
-        )
+            lines.append(
+                f"| {name} | {size} | {s['boards']} | {s['whole']} | {s['refused']} | "
+                f"{pct('right')} | {pct('unreadable')} | {pct('wrong')} | {pct('raw_right')} |"
+            )
     if real:
         lines += ["", "| screenshot | read |", "|---|---|"]
         for row in real:

@@ -6,16 +6,18 @@ reads a cell itself:
 * **Looks.** Within one screenshot every cell of one kind is drawn from one tile, so cells
   that look alike (cut from our own :class:`~mscsp.screen.lattice.Lattice`, within
   :data:`ALIKE` of each other) must have been read alike, and the cells read as one number
-  must look alike. A group of look-alikes read two ways keeps its majority's reading and
-  the rest are unreadable (all of them where no reading has a majority, or where the
-  majority reads a number and others read covered: a flag read as a number); a number read from
+  must look alike. A group of look-alikes read two ways keeps the reading of
+  :data:`MAJORITY` of them and the rest are unreadable (all of them where no reading has
+  that many, or where the many read a number and some read covered: a flag read as a
+  number); a number read from
   two groups of looks is unreadable in both (which group is the number, the larger? A
   recogniser that reads every flag as a 3 reads more flags than 3s). Covered cells may look
   several ways (plain, flagged, pressed), so only numbers must look one way.
 * **Rims.** Clients draw a number on the opened tile, so the rim of a cell read as a number
   must look like the rim of a cell read as 0, not like a covered cell's (a flag read as a
   number has the covered rim); with no 0 on the board, not like a covered cell's at all.
-  A cell read as covered must have the covered rim, not the opened one.
+  A cell read as covered must have the covered rim, not the opened one (a 0's, else the
+  numbers').
 * **Neighbours.** A number larger than its covered (or unreadable) neighbours is unreadable.
   A client opens a 0's neighbours itself, so a 0 beside a covered cell is a misreading (or
   a flag stands wrongly beside a 0): every cell that looks like it and was read as 0 is
@@ -44,6 +46,8 @@ UNREADABLE = -3
 #: JPEG's noise stays well under it, while the closest tiles of the looks measured (a 3 and
 #: an 8 of LibreMines' emoji look) differ by 0.07 (docs/screenshots.md).
 ALIKE = 0.035
+#: Share of a look's cells that must agree for their reading to stand over the others'.
+MAJORITY = 0.9
 #: Samples per side of the small image each cell is compared by (fewer for tiny cells).
 SAMPLES = 12
 
@@ -98,8 +102,8 @@ def _odd_looks(cells: np.ndarray, looks: list[list[int]]) -> None:
     readings: dict[int, list[list[int]]] = {}
     for members in looks:
         counts = Counter(int(flat[i]) for i in members).most_common()
-        if len(counts) > 1:  # one look read two ways: keep a strict majority only,
-            kept = counts[0][0] if counts[0][1] > counts[1][1] else None
+        if len(counts) > 1:  # one look read two ways: keep an overwhelming majority only,
+            kept = counts[0][0] if counts[0][1] >= MAJORITY * len(members) else None
             if kept != COVERED and any(value == COVERED for value, _ in counts):
                 kept = None  # and no number for a look also read as covered (a flag?)
             odd = [i for i in members if flat[i] != kept]
@@ -114,22 +118,23 @@ def _odd_looks(cells: np.ndarray, looks: list[list[int]]) -> None:
 
 def _rims(cells: np.ndarray, images: np.ndarray) -> None:
     """Marks the numbers whose tile's rim looks like a covered cell's rather than an opened
-    0's, and the covered cells whose rim looks like an opened 0's."""
+    one's, and the covered cells whose rim looks like an opened one's."""
     side = int(round((images.shape[-1] // 3) ** 0.5))
     tiles = images.reshape(*cells.shape, side, side, 3)
     rims = np.concatenate(
         [tiles[:, :, 0], tiles[:, :, -1], tiles[:, :, :, 0], tiles[:, :, :, -1]], axis=2
     ).reshape(*cells.shape, -1)
-    zeros, covered = rims[cells == 0], rims[cells == COVERED]
-    if not len(covered):
+    zeros, opened, covered = (rims[cells == 0], rims[cells >= 0], rims[cells == COVERED])
+    if not len(covered) or not len(opened):
         return
     to_covered = np.sqrt(((rims - np.median(covered, axis=0)) ** 2).mean(axis=-1))
-    if not len(zeros):  # no opened 0 to compare with: a number on the covered rim is doubted
+    # The opened rim: a 0's where one was read, else the numbers' (drawn on opened tiles).
+    to_opened = np.sqrt(((rims - np.median(zeros if len(zeros) else opened, axis=0)) ** 2).mean(-1))
+    cells[(cells == COVERED) & (to_opened < to_covered)] = UNREADABLE  # opened, read covered
+    if len(zeros):
+        cells[(cells > 0) & (to_covered < to_opened)] = UNREADABLE
+    else:  # the numbers are the reference: only a number on the covered rim itself is doubted
         cells[(cells > 0) & (to_covered <= ALIKE)] = UNREADABLE
-        return
-    to_opened = np.sqrt(((rims - np.median(zeros, axis=0)) ** 2).mean(axis=-1))
-    cells[(cells > 0) & (to_covered < to_opened)] = UNREADABLE
-    cells[(cells == COVERED) & (to_opened < to_covered)] = UNREADABLE  # a number read covered
 
 
 def _look_alikes(images: np.ndarray) -> list[list[int]]:
