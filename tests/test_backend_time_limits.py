@@ -1,5 +1,5 @@
 """Every backend stops at its time limit; the limit bounds the whole solve; a count run in a
-child process (:mod:`mscsp.backends.isolated`) gives the same answer and leaves nothing behind.
+child process (:mod:`mscsp.backends.native`) gives the same answer and leaves nothing behind.
 
 Bounds are the issue's ``T + 1`` seconds plus :data:`SLACK`: the suite runs on shared
 two-core machines, where a process can wait a few hundred milliseconds for a core.
@@ -21,7 +21,7 @@ import pytest
 from mscsp import solve
 from mscsp.backends import BACKENDS, get_backend
 from mscsp.backends.dss import DssBackend
-from mscsp.backends.isolated import run_native
+from mscsp.backends.native import run_native
 from mscsp.board import COVERED, Board
 from mscsp.constraints import Component, ComponentCount, build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
@@ -197,7 +197,7 @@ def test_a_child_dies_with_its_parent(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     script = (
         "import os, pathlib, time\n"
-        "from mscsp.backends.isolated import run_native\n"
+        "from mscsp.backends.native import run_native\n"
         "def sleeper():\n"
         f"    pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
         "    time.sleep(60)\n"

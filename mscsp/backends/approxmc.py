@@ -24,7 +24,7 @@ from ..errors import InvalidInputError
 from ..formats.cnf import cell_cnf
 from .base import Backend
 from .decision import decide_by_search
-from .isolated import run_native
+from .native import run_native
 
 #: Default option values.
 DEFAULTS: dict[str, float] = {"epsilon": 0.8, "delta": 0.2, "samples": 300, "seed": 1}
@@ -32,7 +32,7 @@ DEFAULTS: dict[str, float] = {"epsilon": 0.8, "delta": 0.2, "samples": 300, "see
 
 class ApproxmcBackend(Backend):
     """ApproxMC per mine total, UniGen samples for the per-group split (approximate); with a
-    time limit, in a child process killed at it (see :mod:`~mscsp.backends.isolated`)."""
+    time limit, in a child process killed at it (see :mod:`~mscsp.backends.native`)."""
 
     name = "approxmc"
     extra = "approx"

@@ -18,7 +18,7 @@ counts in this process. The others enumerate with CPMpy's generic loop (a solve 
 nogood per solution, the limit checked between solves) or run a call to its end, and overran
 a 1 s limit on a 14x14 lattice by 0.4 s (SCIP) to 34 s (PySAT), PySAT's CaDiCaL refusing a
 limited solve outright, and PySDD compiles without one: they count in a child process killed
-at the deadline (:func:`~mscsp.backends.isolated.run_native`), at the cost of a fork per
+at the deadline (:func:`~mscsp.backends.native.run_native`), at the cost of a fork per
 component when a limit is set.
 """
 
@@ -34,7 +34,7 @@ from ..constraints import Component, ComponentCount
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
 from ..formats.cnf import exactly
 from .base import Backend
-from .isolated import run_native
+from .native import run_native
 from .sat import order_variables
 from .tally import GroupTally
 
@@ -132,7 +132,7 @@ def enumerate_component(
 ) -> tuple[bool, ComponentCount]:
     """Every group-level solution of ``component`` by the CPMpy solver ``solver``.
 
-    Module level, so that :func:`~mscsp.backends.isolated.run_native` can run it in a child.
+    Module level, so that :func:`~mscsp.backends.native.run_native` can run it in a child.
 
     Returns:
         Whether the enumeration finished (``False``: stopped at ``time_limit``), and the

@@ -26,7 +26,7 @@ count came back off in its low digits).
 
 D4 runs each compilation to its end, so with a time limit a component larger than
 :data:`IN_PROCESS_CELLS` is compiled and counted in a child process killed at the deadline
-(:func:`~mscsp.backends.isolated.run_native`, which also silences the progress lines D4
+(:func:`~mscsp.backends.native.run_native`, which also silences the progress lines D4
 prints on descriptor 1).
 """
 
@@ -39,7 +39,7 @@ from math import prod
 from ..constraints import Component, ComponentCount
 from ..formats.cnf import cell_cnf
 from .base import Backend
-from .isolated import run_native
+from .native import run_native
 from .sdd import Poly
 
 #: Components of at most this many cells are compiled in this process even with a time

@@ -25,12 +25,12 @@ from __future__ import annotations
 from ..constraints import Component, ComponentCount
 from ..formats.cnf import cell_cnf
 from .base import Backend
-from .isolated import run_native
+from .native import run_native
 
 
 class GanakBackend(Backend):
     """Exact projected model counting; with a time limit, in a child process killed at it
-    (Ganak cannot be interrupted mid-count, see :mod:`~mscsp.backends.isolated`)."""
+    (Ganak cannot be interrupted mid-count, see :mod:`~mscsp.backends.native`)."""
 
     name = "ganak"
     extra = "sat"

@@ -31,7 +31,7 @@ from typing import Any
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError
 from .base import Backend
-from .isolated import run_native
+from .native import run_native
 from .order import sweep_order
 
 #: Vtree shapes the ``vtree`` option accepts.

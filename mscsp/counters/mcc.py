@@ -21,7 +21,7 @@ import argparse
 import math
 import sys
 
-from ..backends.isolated import quiet_stdout
+from ..backends.native import quiet_stdout
 from ..bigint import to_decimal
 from ..errors import MscspError
 

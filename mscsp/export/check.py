@@ -13,7 +13,7 @@
   file, ``--all-solutions``; one separator line per solution.
 
 Every count runs in a child process killed at the time limit
-(:func:`~mscsp.backends.isolated.run_native`; a subprocess for ``minizinc``).
+(:func:`~mscsp.backends.native.run_native`; a subprocess for ``minizinc``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..backends.isolated import run_native
+from ..backends.native import run_native
 from ..errors import BackendUnavailableError, InvalidInputError, SolverLimitError
 from ..formats.dimacs import read_cnf
 from ..formats.mzn import MODEL_FILE
