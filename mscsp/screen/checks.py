@@ -44,7 +44,7 @@ from .lattice import Lattice
 UNREADABLE = -3
 #: Most root-mean-square difference (pixel values 0-1) between two cuts of one tile: a
 #: JPEG's noise stays well under it, while the closest tiles of the looks measured (a 3 and
-#: an 8 of LibreMines' emoji look) differ by 0.07 (docs/screenshots.md).
+#: an 8 of LibreMines' emoji look) differ by 0.07 (the looks of docs/screenshots.md).
 ALIKE = 0.035
 #: Share of a look's cells that must agree for their reading to stand over the others'.
 MAJORITY = 0.9
