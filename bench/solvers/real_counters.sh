@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Real model counters as peers (issue 49): GPMC, d4 v2 and SharpSAT-TD, built from source at
+# pinned commits outside the repository, then run through `external:` on the families ladder
+# beside mscsp's own backends. docs/backends.md "Real counters as peers" has the results.
+#
+#   bench/solvers/real_counters.sh build [NAME...]        # gpmc d4v2 sharpsat-td (default: all)
+#   bench/solvers/real_counters.sh backends               # the --backend list for those built
+#   bench/solvers/real_counters.sh bench OUT [LIMIT] [CORPUS]
+#
+# `bench` runs `mscsp bench` (LIMIT seconds per position, default 60; CORPUS default
+# bench/corpora/families.jsonl) with dss, mdd and d4 beside every counter built. The full
+# ladder at 60 s takes hours: run it alone on the machine.
+#
+# Where: $COUNTERS (default /tmp/counters): sources in src/NAME, programs in bin/. Never
+# inside the repository: the counters' code is not mscsp's. A source folder already there
+# is used as it is (a snapshot unpacked by hand, say); otherwise it is cloned and checked out
+# at its pinned commit. Needs cmake, g++ 10 or later, ninja, GMP (libgmp-dev), MPFR
+# (libmpfr-dev: SharpSAT-TD), Boost program_options (libboost-program-options-dev: d4)
+# and zlib. $JOBS compile jobs (default 2), run under nice.
+#
+# Flags, as the authors give them for exact counting:
+#   gpmc --mode pmc                                  (README: projected model counting)
+#   d4v2 --output-format competition -i FILE         (demo/counter; the MCC answer lines)
+#   sharpsat-td -decot 1 -decow 100 -cs 1500 FILE    (README's example, -cs at 4 GB: X/2-500)
+# d4 v2's demo counter and SharpSAT-TD count models, not projected models: mscsp's instances
+# give the same number either way (the auxiliary variables are determined by the cells).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+COUNTERS=${COUNTERS:-/tmp/counters}
+JOBS=${JOBS:-2}
+src=$COUNTERS/src
+bin=$COUNTERS/bin
+
+GPMC_URL=https://github.com/khashimoto-lab/GPMC
+GPMC_COMMIT=d07268c86aef6d325a801fc4783a4059235cb749
+D4_URL=https://github.com/crillab/d4v2
+D4_COMMIT=935fe2e33f6488a636f312bdf0c5de3488e59ab8
+# PaToH 3.2 (the partitioner d4 calls; a binary library, free for research use): main's
+# .gitignore drops `*.a`, so it is taken from the commit of the same repository that added it
+# (reachable from refs/pull/5/head).
+D4_PATOH_COMMIT=d241dfad6b3e6ad7626ab6899648ea0caef097e0
+SHARPSAT_URL=https://github.com/Laakeri/sharpsat-td
+SHARPSAT_COMMIT=0c234c11b77115bad89484e80e1d2fc95dd42317
+
+# checkout NAME URL COMMIT: src/NAME at COMMIT (cloned unless already there).
+checkout() {
+    local dir=$src/$1
+    if [ -d "$dir" ]; then
+        if [ -d "$dir/.git" ] && [ "$(git -C "$dir" rev-parse HEAD)" != "$3" ]; then
+            echo "$dir is not at $3: remove it or check that commit out" >&2
+            exit 1
+        fi
+        echo "using $dir as it is" >&2
+        return
+    fi
+    git clone --quiet "$2" "$dir"
+    git -C "$dir" checkout --quiet "$3"
+}
+
+build_gpmc() {
+    checkout gpmc "$GPMC_URL" "$GPMC_COMMIT"
+    cd "$src/gpmc"
+    # counter/Normalizer.cc calls std::sort without including <algorithm>, which GCC 12's
+    # headers do not pull in on their own.
+    cmake -B build -S . -DCMAKE_BUILD_TYPE=Release -DGPMC_BUILD_PP=OFF \
+        -DCMAKE_CXX_FLAGS="-include algorithm"
+    nice -n 10 cmake --build build --parallel "$JOBS"
+    cp build/gpmc "$bin/gpmc"
+}
+
+build_d4v2() {
+    checkout d4v2 "$D4_URL" "$D4_COMMIT"
+    cd "$src/d4v2"
+    if [ ! -f 3rdParty/patoh/libpatoh.a ]; then
+        git fetch --quiet origin refs/pull/5/head
+        git show "$D4_PATOH_COMMIT:3rdParty/patoh/libpatoh.a" > 3rdParty/patoh/libpatoh.a
+    fi
+    # build.sh's steps, with $JOBS jobs: Glucose, bipe (the preprocessor), d4, its counter.
+    (cd 3rdParty/glucose-3.0/core && nice -n 10 make -j"$JOBS" libst &&
+        mv lib_static.a lib_glucose.a)
+    (cd 3rdParty/bipe/3rdParty/glucose-3.0/core && nice -n 10 make -j"$JOBS" libst)
+    (cd 3rdParty/bipe && mkdir -p build && cd build && cmake -GNinja .. -DBUILD_MODE=2 &&
+        nice -n 10 ninja -j"$JOBS" && mv libbipe.a libbipetmp.a &&
+        ar cqT libbipe.a libbipetmp.a ../3rdParty/glucose-3.0/core/libglucose.a &&
+        printf 'create libbipe.a\naddlib libbipe.a\nsave\nend\n' | ar -M)
+    (mkdir -p build && cd build && cmake -GNinja .. -DBUILD_MODE=0 &&
+        nice -n 10 ninja -j"$JOBS" && mv libd4.a libd4tmp.a &&
+        ar cqT libd4.a libd4tmp.a ../3rdParty/patoh/libpatoh.a \
+            ../3rdParty/glucose-3.0/core/lib_glucose.a ../3rdParty/bipe/build/libbipe.a &&
+        printf 'create libd4.a\naddlib libd4.a\nsave\nend\n' | ar -M)
+    (cd demo/counter && nice -n 10 make -j"$JOBS" c)
+    cp demo/counter/build/counter "$bin/d4v2"
+}
+
+build_sharpsat_td() {
+    checkout sharpsat-td "$SHARPSAT_URL" "$SHARPSAT_COMMIT"
+    cd "$src/sharpsat-td"
+    mkdir -p build && cd build
+    cmake -DCMAKE_BUILD_TYPE=Release ..
+    nice -n 10 make -j"$JOBS"
+    cp sharpSAT flow_cutter_pace17 "$bin/"
+}
+
+# The external: spec of each counter built (found in $bin), one a line.
+backends() {
+    [ -x "$bin/gpmc" ] && echo "external:gpmc --mode pmc"
+    [ -x "$bin/d4v2" ] && echo "external:d4v2 --output-format competition -i"
+    [ -x "$bin/sharpSAT" ] && echo "external:sharpsat-td -decot 1 -decow 100 -cs 1500"
+    return 0
+}
+
+case "${1:-}" in
+build)
+    shift
+    names=("$@")
+    [ "${#names[@]}" -gt 0 ] || names=(gpmc d4v2 sharpsat-td)
+    mkdir -p "$src" "$bin"
+    for name in "${names[@]}"; do
+        echo "== $name" >&2
+        # Its own process, so that its first failing step stops it (errexit is off in a
+        # function called on the left of ||).
+        "$0" build-one "$name" || echo "!! $name did not build" >&2
+    done
+    ls -l "$bin"
+    ;;
+build-one)
+    case "${2:-}" in
+    gpmc | d4v2 | sharpsat-td) mkdir -p "$src" "$bin" && "build_${2//-/_}" ;;
+    *) echo "no counter named ${2:-}: gpmc, d4v2 or sharpsat-td" >&2 && exit 2 ;;
+    esac
+    ;;
+backends)
+    backends
+    ;;
+bench)
+    out=${2:?bench needs OUT}
+    limit=${3:-60}
+    corpus=${4:-$repo/bench/corpora/families.jsonl}
+    mapfile -t peers < <(backends)
+    [ "${#peers[@]}" -gt 0 ] || { echo "no counter built: run '$0 build' first" >&2; exit 1; }
+    list=$(IFS=,; echo "dss,mdd,d4,${peers[*]}")
+    export PATH="$bin:$repo/bench/solvers/counters:$PATH" MSCSP_COUNTERS=$bin
+    cd "$repo"
+    mkdir -p "$out"
+    uptime > "$out/uptime_start.txt"
+    python -m mscsp bench --corpus "$corpus" --backend "$list" --time-limit "$limit" \
+        --out "$out" --no-progress | tee "$out/tables.txt"
+    uptime > "$out/uptime_end.txt"
+    ;;
+*)
+    sed -n '2,12p' "$0" >&2
+    exit 2
+    ;;
+esac
