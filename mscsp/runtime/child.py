@@ -4,9 +4,10 @@ An isolated run (:mod:`mscsp.runtime.isolated`: a function in a forked child, a 
 :mod:`mscsp.runtime.worker`: a persistent worker serving calls) ends in one
 :class:`Outcome`: the answer, the exception the function raised, or how the child stopped
 (killed at its time limit, out of memory, crashed), with what it cost (CPU seconds, peak
-resident memory) wherever the system tells. The helpers here are shared by both forms: the
-words for how a child ended, how it is killed (its whole process group), its cost, and what
-a child does before it works (dies with its parent, sends back only what unpickles).
+resident memory) wherever the system tells, and the last line it wrote to standard error.
+The helpers here are shared by both forms: the words for how a child ended, how it is killed
+(its whole process group), its cost, and what a child does before it works (dies with its
+parent, sends back only what unpickles).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ OK = "ok"
 RAISED = "raised"
 #: Killed at its wall-clock limit (its whole process group).
 LIMIT = "limit"
-#: Ran out of memory: a ``MemoryError`` in the child, or it died as an allocation that fails
-#: in native code, or the kernel's out-of-memory killer, kills a process (see
+#: Ran out of memory: killed past its memory limit (what it held resident), a
+#: ``MemoryError`` in the child, or it died as an allocation that fails in native code, or
+#: the kernel's out-of-memory killer, kills a process (see
 #: :data:`~mscsp.runtime.memlimit.MEMORY_SIGNALS`).
 MEMORY = "memory"
 #: Died of anything else, without an answer (:attr:`Outcome.detail` says how).
@@ -56,12 +58,15 @@ class Outcome:
         seconds: Wall-clock seconds from the start (or the call sent) to its end.
         cpu_seconds: CPU seconds the child (and the children it waited for) used on it;
             ``None`` where the system does not tell.
-        peak_mb: Peak resident memory of the child in MiB (a persistent worker's: since the
-            call began); ``None`` where the system does not tell.
+        peak_mb: Peak resident memory of the child in MiB, with its descendants where a
+            memory limit had them sampled (a persistent worker's: since the call began);
+            ``None`` where the system does not tell.
         exit_code: How the child ended, as :mod:`subprocess` gives it (``-N``: killed by
-            signal ``N``); ``None`` while it runs on (a persistent worker that answered).
-        stderr: A program's last line of error output, at most :data:`STDERR_TAIL`
-            characters (``""`` for functions).
+            signal ``N``); ``None`` while it runs on (a persistent worker that answered),
+            or where it was killed here at a limit.
+        stderr: The last line of error output a program, or a persistent worker during
+            the call, wrote, at most :data:`STDERR_TAIL` characters (``""`` for a forked
+            function, whose error output is its parent's, and for the web's workers).
     """
 
     status: Status
@@ -77,6 +82,13 @@ class Outcome:
         """How the child ended, in words: ``killed by SIGSEGV``, ``exit code 3`` (``""``
         while it runs on)."""
         return "" if self.exit_code is None else ended(self.exit_code)
+
+    @property
+    def crash(self) -> str:
+        """How the child died and the last error line it wrote, in words (``killed by
+        SIGABRT: double free or corruption (out)``): its :attr:`detail`, its
+        :attr:`stderr`, or both; ``""`` where it left neither."""
+        return ": ".join(part for part in (self.detail, self.stderr) if part)
 
 
 def ended(exit_code: int) -> str:

@@ -2,8 +2,12 @@
 
 Both run in a child process that leads its own process group, under a wall-clock limit
 (the whole group is killed there: whatever the child started goes with it) and, if asked,
-a memory ceiling; both give back one :class:`~mscsp.runtime.child.Outcome` with the child's
-CPU time and peak memory (from ``os.wait4``).
+a memory limit on what the child and its descendants hold resident, sampled here every few
+milliseconds (:mod:`mscsp.runtime.resident`; the group is killed past it, a :data:`MEMORY`
+outcome) with a data-segment backstop far above it
+(:func:`~mscsp.runtime.memlimit.set_ceiling`); both give back one
+:class:`~mscsp.runtime.child.Outcome` with the child's CPU time and peak resident memory
+(the larger of ``os.wait4``'s and the sampler's).
 
 :func:`run_function` forks: it starts in a few milliseconds (nothing is imported or pickled
 on the way in), and works in daemonic processes, which :mod:`multiprocessing` forbids to
@@ -15,8 +19,8 @@ the parent's (a fresh :mod:`contextvars` context: the parent enforces the limit)
 with ``os._exit``, so no buffer is flushed twice and no ``atexit`` handler of the parent runs.
 
 :func:`run_program` starts a program (its own session, its standard input from bytes),
-caps what it may write (``RLIMIT_FSIZE``: its output is read back whole) and its data
-segment, and gives back its output, exit code and last error line.
+caps what it may write (``RLIMIT_FSIZE``: its output is read back whole), and gives back
+its output, exit code and last error line.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import IO, Any
 
 from .child import (
     LIMIT,
+    MEMORY,
     OK,
     RAISED,
     Outcome,
@@ -48,7 +53,8 @@ from .child import (
     sendable,
     tail,
 )
-from .memlimit import MEMORY_EXIT, set_ceiling
+from .memlimit import MEMORY_EXIT, backstop_mb, set_ceiling
+from .resident import LATE, OVER, READY, Resident, Waited, resident_mb, wait_for
 
 #: Bytes read from a pipe at a time.
 _CHUNK = 1 << 20
@@ -68,13 +74,15 @@ def run_function(
         function: Runs in the child as it is (not pickled); its answer must pickle.
         *args: Its arguments.
         timeout: Wall-clock seconds (``None``: no limit).
-        memory_mb: MiB the child may allocate beyond what it holds when forked
-            (:func:`~mscsp.runtime.memlimit.set_ceiling`; ``None``: the parent's ceiling).
+        memory_mb: MiB the child and its descendants may hold resident beyond what this
+            process holds when it forks (``None``: no limit of its own, the parent's
+            backstop).
 
     Returns:
         :data:`OK` with the answer, :data:`RAISED` with the exception (one that does not
         pickle comes back as an :class:`~mscsp.errors.MscspError` with its text),
-        :data:`LIMIT`, or :data:`MEMORY` / :data:`CRASH` with the child's exit code.
+        :data:`LIMIT`, :data:`MEMORY` (killed past its memory limit; or, with the child's
+        exit code, died as a failed allocation does), or :data:`CRASH` with its exit code.
 
     Raises:
         OSError: No ``os.fork`` here (Windows), or the fork failed.
@@ -85,6 +93,8 @@ def run_function(
     # JAX warns at every fork that its threads may deadlock the child; ours never runs JAX
     # code (nor any of the parent's threads' locks). The filter matches this module only.
     warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning, __name__)
+    # The child starts out holding what this process holds: its budget is on top of that.
+    held = resident_mb() if memory_mb is not None else None
     read, write = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -94,16 +104,19 @@ def run_function(
     os.close(write)
     with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
         os.setpgid(pid, pid)
+    watch = None if held is None else Resident.start(pid, held + memory_mb)
     try:
-        data = _read_until(read, end)
+        waited, data = _read_until(read, end, watch)
     finally:
         os.close(read)
         kill_group(pid)  # a child that has exited is a zombie: no effect on it
         status, usage = _collect(pid)
+        if watch is not None:
+            watch.close()
     seconds = time.perf_counter() - start
-    cpu, peak = cost(usage)
-    if data is None:
-        return Outcome(LIMIT, None, seconds, cpu, peak)
+    cpu, peak = _costs(usage, watch)
+    if waited != READY:
+        return Outcome(LIMIT if waited == LATE else MEMORY, None, seconds, cpu, peak)
     if not data:  # stopped without an answer: a native crash, or out of memory
         code = os.waitstatus_to_exitcode(status)
         return Outcome(died(code), None, seconds, cpu, peak, code)
@@ -142,20 +155,37 @@ def _child(
         os._exit(0)
 
 
-def _read_until(fd: int, end: float | None) -> bytes | None:
-    """Everything written to ``fd`` until its writer closes it (``None``: ``end`` came first)."""
+def _read_until(fd: int, end: float | None, watch: Resident | None) -> tuple[Waited, bytes]:
+    """Everything written to ``fd`` until its writer closes it (:data:`READY`), or what
+    came before ``end`` (:data:`LATE`) or before the child passed its memory limit
+    (:data:`OVER`)."""
     chunks = []
     ready = select.poll()  # not select.select: a server's descriptors can pass 1024
     ready.register(fd, select.POLLIN)
     while True:
-        if end is not None:
-            left = end - time.perf_counter()
-            if left <= 0 or not ready.poll(math.ceil(left * 1000)):
-                return None
+        if end is not None or watch is not None:
+            left = None if end is None else max(end - time.perf_counter(), 0.0)
+            waited = wait_for(_polled(ready), left, watch)
+            if waited != READY:
+                return waited, b"".join(chunks)
         chunk = os.read(fd, _CHUNK)
         if not chunk:
-            return b"".join(chunks)
+            return READY, b"".join(chunks)
         chunks.append(chunk)
+
+
+def _polled(ready: select.poll) -> Callable[[float | None], bool]:
+    """A wait of at most the seconds given (``None``: for ever) for ``ready``'s event."""
+    return lambda seconds: bool(ready.poll(None if seconds is None else math.ceil(seconds * 1000)))
+
+
+def _costs(usage: Any, watch: Resident | None) -> tuple[float | None, float | None]:
+    """``(CPU seconds, peak MiB)`` of a collected child: its peak the larger of
+    ``os.wait4``'s (its largest process) and the sampler's (all its processes at once)."""
+    cpu, peak = cost(usage)
+    if watch is not None:
+        peak = watch.peak_mb if peak is None else max(peak, watch.peak_mb)
+    return cpu, peak
 
 
 def _collect(pid: int) -> tuple[int, Any]:
@@ -187,13 +217,16 @@ def run_program(
         argv: The program (a path or a name on ``PATH``) and its arguments.
         stdin: Its standard input (empty: ``/dev/null``).
         timeout: Wall-clock seconds (``None``: no limit).
-        memory_mb: Ceiling on its data segment in MiB (``RLIMIT_DATA``, soft, never above
-            the inherited hard limit; ``None``: inherited). A program starts empty, so this
-            is all it may hold, unlike a forked function's budget.
+        memory_mb: MiB it and its descendants may hold resident (``None``: no limit of its
+            own, the inherited backstop). A program starts empty, so this is all it may
+            hold, unlike a forked function's budget; its data segment may reserve
+            :func:`~mscsp.runtime.memlimit.backstop_mb` (``RLIMIT_DATA``, soft, never above
+            the inherited hard limit).
         max_output: Most bytes it may write to any file.
 
     Returns:
-        :data:`OK` where it exited by itself (whatever its exit code), :data:`LIMIT`, or
+        :data:`OK` where it exited by itself (whatever its exit code), :data:`LIMIT`,
+        :data:`MEMORY` where it was killed past its memory limit (no exit code), or
         :data:`MEMORY` / :data:`CRASH` where a signal killed it; every one but the limit's
         with its standard output as :attr:`~mscsp.runtime.child.Outcome.value`, its exit
         code and its last error line.
@@ -217,23 +250,28 @@ def run_program(
             preexec_fn=_caps(memory_mb, max_output),
         )
         found = None
+        watch = Resident.start(process.pid, memory_mb)
         try:
-            found = _wait(process.pid, end)
+            waited, found = _wait(process.pid, end, watch)
         finally:
-            if found is None:  # the limit (or an interrupt) came first: the group goes
+            if found is None:  # a limit (or an interrupt) came first: the group goes
                 kill_group(process.pid)
             status, usage = found if found is not None else _collect(process.pid)
             process.returncode = os.waitstatus_to_exitcode(status)  # (collected here)
+            if watch is not None:
+                watch.close()
         seconds = time.perf_counter() - start
-        cpu, peak = cost(usage)
-        if found is None:
+        cpu, peak = _costs(usage, watch)
+        if waited == LATE:
             return Outcome(LIMIT, None, seconds, cpu, peak)
-        code = process.returncode
         out.seek(0)
         err.seek(0)
-        errors = err.read(max_output).decode("utf-8", errors="replace")
+        output, errors = out.read(max_output), tail(err.read(max_output).decode(errors="replace"))
+        if waited == OVER:
+            return Outcome(MEMORY, output, seconds, cpu, peak, stderr=errors)
+        code = process.returncode
         kind = OK if os.WIFEXITED(status) else died(code)
-        return Outcome(kind, out.read(max_output), seconds, cpu, peak, code, tail(errors))
+        return Outcome(kind, output, seconds, cpu, peak, code, errors)
 
 
 @contextlib.contextmanager
@@ -248,9 +286,12 @@ def _input(data: bytes) -> Iterator[IO[bytes] | int]:
         yield source
 
 
-def _wait(pid: int, end: float | None) -> tuple[int, Any] | None:
+def _wait(
+    pid: int, end: float | None, watch: Resident | None
+) -> tuple[Waited, tuple[int, Any] | None]:
     """Collects child ``pid`` once it exits, and kills what it left running in its group:
-    its wait status and usage (``None``: ``end`` came first, and it runs on)."""
+    :data:`READY` with its wait status and usage; or :data:`LATE` (``end`` came first) or
+    :data:`OVER` (it passed its memory limit first), and it runs on."""
     try:
         handle = os.pidfd_open(pid)
     except (AttributeError, OSError):  # no pidfd (not Linux 5.3+): look every few ms
@@ -260,35 +301,41 @@ def _wait(pid: int, end: float | None) -> tuple[int, Any] | None:
             ready = select.poll()
             ready.register(handle, select.POLLIN)
             left = None if end is None else max(end - time.perf_counter(), 0.0)
-            if not ready.poll(None if left is None else math.ceil(left * 1000)):
-                return None
+            waited = wait_for(_polled(ready), left, watch)
+            if waited != READY:
+                return waited, None
         finally:
             os.close(handle)
         kill_group(pid)  # before collecting it: until then no other process takes its id
         _, status, usage = os.wait4(pid, 0)
-        return status, usage
+        return READY, (status, usage)
     pause = 0.001
     while True:
         found, status, usage = os.wait4(pid, os.WNOHANG)
         if found:
             kill_group(pid)
-            return status, usage
+            return READY, (status, usage)
+        if watch is not None and watch.over():
+            return OVER, None
         if end is not None and time.perf_counter() >= end:
-            return None
+            return LATE, None
         time.sleep(pause if end is None else min(pause, max(end - time.perf_counter(), 0)))
         pause = min(2 * pause, 0.05)
 
 
 def _caps(memory_mb: int | None, max_output: int) -> Callable[[], None]:
     """What runs in a program's process before it starts: its files capped at
-    ``max_output`` bytes, its data segment at ``memory_mb`` MiB."""
+    ``max_output`` bytes, its data segment at the backstop of a ``memory_mb`` MiB limit."""
+    # (computed here: the function below runs between fork and exec, where it must not read
+    # files or allocate much)
+    data = None if memory_mb is None else backstop_mb(memory_mb) * 2**20
 
     def apply() -> None:
         import resource
 
         caps = [(resource.RLIMIT_FSIZE, max_output)]
-        if memory_mb is not None:
-            caps.append((resource.RLIMIT_DATA, memory_mb * 2**20))
+        if data is not None:
+            caps.append((resource.RLIMIT_DATA, data))
         for which, cap in caps:  # soft limits only, never above the inherited hard one
             _, hard = resource.getrlimit(which)
             resource.setrlimit(

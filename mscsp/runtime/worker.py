@@ -3,9 +3,12 @@
 Where each call would pay a start (imports, a backend's warm-up) the work goes to a worker
 that keeps its state between calls, under the same limits as a single isolated run
 (:mod:`mscsp.runtime.isolated`): a wall-clock limit per call, past which the worker is killed
-with its whole process group; a memory ceiling (what it holds once set up, plus a budget:
-:func:`~mscsp.runtime.memlimit.set_ceiling`); one :class:`~mscsp.runtime.child.Outcome` per
-call. A worker that was killed, died, or ran out of memory is replaced by the next call.
+with its whole process group; a memory limit on what it and its descendants hold resident
+(what it holds once set up, plus a budget), sampled here while a call runs
+(:mod:`mscsp.runtime.resident`: the worker is killed past it), with a data-segment backstop
+far above it (:func:`~mscsp.runtime.memlimit.set_ceiling`); one
+:class:`~mscsp.runtime.child.Outcome` per call. A worker that was killed, died, or ran out
+of memory is replaced by the next call.
 
 The child is set up once by ``setup()``, a module-level function (it is pickled by
 reference) that returns the function each call's job is given to. It ignores Ctrl-C (its
@@ -13,7 +16,10 @@ parent stops it), leads its own process group, and leaves when its parent closes
 It starts as a fresh interpreter (``python -c``, its own child: ``os.wait4`` gives its
 costs, it dies with its parent on Linux, and it may be started from a daemonic process, a
 pool's worker), or from a :mod:`multiprocessing` context given (the web analyser's
-``forkserver``, which starts one in milliseconds).
+``forkserver``, which starts one in milliseconds). A fresh interpreter's error output goes
+to a file, not to the terminal: what a native library prints as it dies (``double free or
+corruption``) comes back as the last line of its call's outcome
+(:attr:`~mscsp.runtime.child.Outcome.stderr`), never into the caller's output unlabelled.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -46,13 +53,17 @@ from .child import (
     kill_group,
     peak_of,
     sendable,
+    tail,
 )
 from .memlimit import MEMORY_EXIT, peak_mb, reset_peak, set_ceiling
+from .resident import LATE, OVER, Resident, Waited, resident_mb, wait_for
 
 #: What a worker sends once it is set up (with the CPU seconds it has used so far).
 READY = "ready"
 #: How long a worker that closed its pipe is given to be collected before it is killed.
 _EXIT_WAIT = 1.0
+#: Most bytes of a call's error output read back for its last line.
+_ERRORS_READ = 4096
 #: The code a fresh interpreter runs: read the parent's module path, then serve.
 _BOOT = (
     "import sys\n"
@@ -127,6 +138,8 @@ class _Child(abc.ABC):
         self.busy = False
         #: Its CPU seconds so far, as of its last message (a call's cost is from there).
         self.cpu = 0.0
+        #: MiB it and its descendants may hold resident (``None``: no limit), once set up.
+        self.limit_mb: float | None = None
         self.lock = threading.Lock()
         self.exit_code: int | None = None
         self.usage: Any = None
@@ -135,6 +148,11 @@ class _Child(abc.ABC):
         """Kills it and its group, without waiting."""
         kill_group(self.pid)
 
+    def said(self) -> str:
+        """The last line it wrote to standard error since this was last asked (``""``
+        where its error output is not kept)."""
+        return ""
+
     @abc.abstractmethod
     def collect(self, timeout: float | None = None) -> int | None:
         """Its exit code once it has ended, waiting at most ``timeout`` seconds (``None``:
@@ -142,25 +160,36 @@ class _Child(abc.ABC):
 
 
 class _Spawned(_Child):
-    """A fresh interpreter started here (its own process group from the start)."""
+    """A fresh interpreter started here (its own process group from the start), its error
+    output kept in an unnamed file."""
 
     def __init__(self, message: tuple):
         import socket
 
         ours, theirs = socket.socketpair()
+        errors = _appended()
         try:
             # (a plain Popen: nothing runs between fork and exec, safe beside threads)
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _BOOT, str(theirs.fileno())],
                 stdin=subprocess.DEVNULL,
+                stderr=errors,
                 pass_fds=(theirs.fileno(),),
                 process_group=0,
+                # glibc writes its fatal errors (a double free) to the terminal, not to
+                # standard error, unless told: they are the worker's last words, kept.
+                env={**os.environ, "LIBC_FATAL_STDERR_": "1"},
             )
         except BaseException:
             ours.close()
+            os.close(errors)
             raise
         finally:
             theirs.close()
+        #: The file its error output goes to; closed once it is collected.
+        self.errors: int | None = errors
+        #: What it wrote there last, read as it was collected.
+        self.last_words = b""
         super().__init__(Connection(ours.detach()), self.process.pid)
         with contextlib.suppress(OSError):  # died at once: the first call finds it dead
             self.conn.send(list(sys.path))
@@ -179,11 +208,23 @@ class _Spawned(_Child):
                         self.exit_code = os.waitstatus_to_exitcode(status)
                         self.usage = usage
                         self.process.returncode = self.exit_code  # (collected here)
+                        if self.errors is not None:
+                            self.last_words = _last_written(self.errors)
+                            os.close(self.errors)
+                            self.errors = None
                         break
                     if time.monotonic() >= end:
                         break
                     time.sleep(0.01)
             return self.exit_code
+
+    def said(self) -> str:
+        with self.lock:
+            if self.errors is None:
+                written, self.last_words = self.last_words, b""
+            else:
+                written = _last_written(self.errors)
+        return tail(written.decode(errors="replace"))
 
 
 class _Forked(_Child):
@@ -287,6 +328,7 @@ class Worker:
         """
         child = self.start()
         clock = time.perf_counter()
+        watch = None
         try:
             if not child.ready:
                 wait = None if start_by is None else max(start_by - time.monotonic(), 0.0)
@@ -297,35 +339,55 @@ class Worker:
                     self._discard(child)
                     return Outcome(status, value, time.perf_counter() - clock)
                 child.ready, child.cpu = True, cpu
+                held = None if self.memory_mb is None else resident_mb(child.pid)
+                child.limit_mb = None if held is None else held + self.memory_mb
             sent = time.monotonic()
             if start_by is not None and sent >= start_by:
                 return None
+            child.said()  # (what it wrote before this call is not this call's)
+            watch = Resident.start(child.pid, child.limit_mb)
             clock = time.perf_counter()
-            child.conn.send(job)
-            child.busy = True
-            if not child.conn.poll(_wait(sent, timeout, end)):
-                seconds = time.perf_counter() - clock
-                used, peak = cpu_of(child.pid), peak_of(child.pid)  # (before it goes)
-                self._discard(child)
-                cpu = None if used is None else max(used - child.cpu, 0.0)
-                if cpu is None:
-                    cpu, peak = self._late_cost(child, peak)
-                return Outcome(LIMIT, None, seconds, cpu, peak)
+            try:
+                child.conn.send(job)
+                child.busy = True
+                waited = wait_for(child.conn.poll, _wait(sent, timeout, end), watch)
+            finally:
+                if watch is not None:
+                    watch.close()
+            if waited in (LATE, OVER):
+                return self._stopped(child, waited, time.perf_counter() - clock, watch)
             status, value, cpu, peak, child.cpu = child.conn.recv()
             seconds = time.perf_counter() - clock
             child.busy = False
         except (EOFError, OSError):  # died (out of memory?), or stopped by another thread
-            return self._died(child, time.perf_counter() - clock)
+            return self._died(child, time.perf_counter() - clock, watch)
         if status == MEMORY:  # it leaves after one: its successor starts clean
             self._discard(child)
-        return Outcome(status, value, seconds, cpu, peak)
+        peak = _larger(peak, None if watch is None else watch.peak_mb)
+        return Outcome(status, value, seconds, cpu, peak, stderr=child.said())
 
-    def _died(self, child: _Child, seconds: float) -> Outcome:
+    def _stopped(
+        self, child: _Child, waited: Waited, seconds: float, watch: Resident | None
+    ) -> Outcome:
+        """The outcome of a call whose worker is killed here: past its time limit
+        (:data:`LIMIT`) or its memory limit (:data:`MEMORY`)."""
+        used, peak = cpu_of(child.pid), peak_of(child.pid)  # (before it goes)
+        self._discard(child)
+        cpu = None if used is None else max(used - child.cpu, 0.0)
+        if cpu is None:
+            cpu, peak = self._late_cost(child, peak)
+        peak = _larger(peak, None if watch is None else watch.peak_mb)
+        status = LIMIT if waited == LATE else MEMORY
+        return Outcome(status, None, seconds, cpu, peak, stderr=child.said())
+
+    def _died(self, child: _Child, seconds: float, watch: Resident | None) -> Outcome:
         """The outcome of a call whose worker died under it (its successor starts next)."""
         code = child.collect(_EXIT_WAIT)
         self._discard(child)
         cpu, peak = self._late_cost(child, None)
-        return Outcome(CRASH if code is None else died(code), None, seconds, cpu, peak, code)
+        peak = _larger(peak, None if watch is None else watch.peak_mb)
+        status = CRASH if code is None else died(code)
+        return Outcome(status, None, seconds, cpu, peak, code, child.said())
 
     @staticmethod
     def _late_cost(child: _Child, peak: float | None) -> tuple[float | None, float | None]:
@@ -383,6 +445,31 @@ class Worker:
         """The running process's id, if one is started."""
         child = self.child
         return None if child is None else child.pid
+
+
+def _appended() -> int:
+    """An unnamed file for a worker's error output, open for reading here and appending
+    there (so that emptying it here never leaves the worker writing past its end)."""
+    import fcntl  # (POSIX only: a fresh interpreter is started on POSIX only)
+
+    with tempfile.TemporaryFile() as handle:
+        fd = os.dup(handle.fileno())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    return fd
+
+
+def _last_written(fd: int) -> bytes:
+    """The end of what the file ``fd`` holds (at most :data:`_ERRORS_READ` bytes), which
+    is then emptied."""
+    size = os.fstat(fd).st_size
+    written = os.pread(fd, min(size, _ERRORS_READ), max(size - _ERRORS_READ, 0))
+    os.ftruncate(fd, 0)
+    return written
+
+
+def _larger(one: float | None, other: float | None) -> float | None:
+    """The larger of two peaks, either unknown (``None``)."""
+    return other if one is None else one if other is None else max(one, other)
 
 
 def _wait(sent: float, timeout: float | None, end: float | None) -> float | None:
