@@ -8,8 +8,11 @@ settings is refused, naming the difference, as ``mscsp play --resume`` refuses a
 run's log. A last line cut short by the kill is dropped, and its run run again.
 
 A run line keeps what the competitions report (instance, backend, status, seconds, the
-count, a digest of the answer, the memory peak) and, so that a resumed bench summarises
-exactly like an uninterrupted one, the answer itself and the component rows.
+count, a digest of the answer; an isolated run's peak resident memory and CPU seconds, and
+for one that failed its crash text: how its worker died, the last line it wrote to standard
+error, escaped to one printable line) and, so that a resumed bench summarises exactly like
+an uninterrupted one, the answer itself and the component rows. A field a line does not
+have (a log written before it was recorded) reads as unknown.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ..bigint import from_decimal
 from ..board import MAX_CELLS
 from ..errors import InvalidInputError
 from ..runtime.runlog import LogFormat, ResumableLog
-from ..trust.escape import csv_cell
+from ..trust.escape import comment_line, csv_cell
 from ..trust.files import open_output
 from ..trust.jsonlog import Damaged, typed
 
@@ -46,6 +49,8 @@ RUN_COLUMNS = (
     "count",
     "answer",
     "peak_mb",
+    "cpu_seconds",
+    "crash",
 )
 
 
@@ -209,9 +214,17 @@ def _run_line(value: Any) -> dict[str, Any]:
     typed(value, "seconds", float)
     if typed(value, "instance", int) < 0:
         raise Damaged(f"a negative instance {value['instance']}")
-    for key, kinds in (("peak_mb", (float, type(None))), ("count", (str, type(None)))):
+    optional = {
+        "peak_mb": (float, type(None)),
+        "cpu_seconds": (float, type(None)),
+        "count": (str, type(None)),
+        "crash": (str, type(None)),
+    }
+    for key, kinds in optional.items():
         if key in value:
             typed(value, key, *kinds)
+    if value.get("crash") is not None and comment_line(value["crash"]) != value["crash"]:
+        raise Damaged("a crash text that is not one line of printable ASCII")
     if value.get("count") is not None:
         try:
             from_decimal(value["count"])

@@ -3,11 +3,13 @@ in an isolated worker, on one worker or several.
 
 A run is one backend solving one position (the fastest of ``repeat`` solves), timed per
 component (:class:`TimedBackend`). Isolated, it runs in a persistent worker process
-(:class:`mscsp.runtime.worker.Worker`) under a memory ceiling, killed when the position runs
-past the time limit: backends check their limit cooperatively, but a native counter (Ganak,
-a knowledge compiler) may not return for a long time, and killing its process is the only
-sure stop. A worker that ran out of memory, died or was killed is replaced for the next
-position.
+(:class:`mscsp.runtime.worker.Worker`) under a memory limit on what the worker and its
+children hold resident, killed past it or when the position runs past the time limit:
+backends check their limit cooperatively, but a native counter (Ganak, a knowledge
+compiler) may not return for a long time, and killing its process is the only sure stop. A
+worker that ran out of memory, died or was killed is replaced for the next position. An
+isolated run records its CPU seconds and peak resident memory, and a run that failed what
+its process said as it failed (:func:`crash_text`).
 
 :func:`counting_runs` spreads a backend's runs over the executor layer
 (:func:`mscsp.runtime.executors.parallel_map`): each of its processes (this one included)
@@ -31,10 +33,11 @@ from ..backends.position import decide_position
 from ..board import Board, parse_board
 from ..constraints import Component, ComponentCount
 from ..errors import MemoryLimitError, MscspError, SolverLimitError, WrongCountError
-from ..runtime.child import LIMIT, MEMORY, OK, RAISED
+from ..runtime.child import LIMIT, MEMORY, OK, RAISED, STDERR_TAIL, Outcome
 from ..runtime.executors import parallel_map
 from ..runtime.worker import Worker
 from ..solver import solve
+from ..trust.escape import comment_line
 
 #: A tiny consistent position, solved once untimed by every backend before the timed runs.
 WARMUP = "4x2x2\n1?1?\n????\n"
@@ -45,8 +48,10 @@ class RunOutcome(NamedTuple):
     :class:`~mscsp.evaluation.benchmark.PositionRecord`), seconds, answer (the probability
     array in count mode, a :class:`~mscsp.backends.position.PositionDecision` in decide
     mode), the count of layouts (counting backends, count mode), the component records
-    (``None``: the run stopped before it reached them) and the worker's memory peak (MB,
-    where known)."""
+    (``None``: the run stopped before it reached them), and, isolated, the worker's peak
+    resident memory (MiB, its children included), the CPU seconds of the call (every
+    repeat, its children included) and, for a run that failed, its :func:`crash_text`
+    (``None`` where unknown or none)."""
 
     status: str
     seconds: float
@@ -54,6 +59,8 @@ class RunOutcome(NamedTuple):
     count: int | None = None
     records: list | None = None
     peak_mb: float | None = None
+    cpu_seconds: float | None = None
+    crash: str | None = None
 
 
 class TimedBackend(Backend):
@@ -76,6 +83,18 @@ class TimedBackend(Backend):
             raise
         self.records.append((component, result, time.perf_counter() - start, "ok"))
         return result
+
+
+def crash_text(outcome: Outcome) -> str | None:
+    """What a failed run's worker said as it failed, escaped to one line of printable
+    ASCII (:func:`~mscsp.trust.escape.comment_line`): how it died and the last line it (or
+    a native child) wrote to standard error (``killed by SIGABRT: double free or corruption
+    (out)``), or the exception a bug raised; ``None`` where it said nothing."""
+    if outcome.status == RAISED:
+        text = f"{type(outcome.value).__name__}: {outcome.value}"
+    else:
+        text = outcome.crash
+    return comment_line(text, STDERR_TAIL) if text else None
 
 
 def failure(exc: BaseException) -> str:
@@ -194,24 +213,30 @@ class _Isolated:
 
     def solve(self, board: Board) -> RunOutcome:
         """The position's outcome; a ``timeout`` when it ran past the limit (the worker is
-        killed), a ``memout`` or ``crash`` when the worker died under it.
+        killed), a ``memout`` when it passed the memory limit or died as out of memory, a
+        ``crash`` when it died otherwise; with the run's costs, and the crash text of one
+        that failed.
 
         Raises:
             MscspError: The position is malformed or inconsistent.
         """
         outcome = self.worker.call(board, timeout=self.wait)
+        costs = {"peak_mb": outcome.peak_mb, "cpu_seconds": outcome.cpu_seconds}
         if outcome.status == OK:
-            run = outcome.value._replace(peak_mb=outcome.peak_mb)
+            run = outcome.value._replace(**costs)
             if run.status == "memout":  # a fresh worker for the next position
                 self.worker.stop()
+            if run.status in ("limit", "memout"):  # (a native child may have died)
+                run = run._replace(crash=crash_text(outcome))
             return run
         if outcome.status == LIMIT:
-            return RunOutcome("timeout", float(self.time_limit or 0))
+            return RunOutcome("timeout", float(self.time_limit or 0), **costs)
         if outcome.status == RAISED and isinstance(outcome.value, MscspError):
             raise outcome.value
         if outcome.status == RAISED:  # a bug in the backend: its worker starts afresh
             self.worker.stop()
-        return RunOutcome("memout" if outcome.status == MEMORY else "crash", outcome.seconds)
+        status = "memout" if outcome.status == MEMORY else "crash"
+        return RunOutcome(status, outcome.seconds, crash=crash_text(outcome), **costs)
 
     def close(self) -> None:
         """Stops the worker."""

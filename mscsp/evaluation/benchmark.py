@@ -663,6 +663,8 @@ def _scored(
         "count": None if outcome.count is None else to_decimal(outcome.count),
         "answer": answer_digest(outcome.answer),
         "peak_mb": outcome.peak_mb,
+        "cpu_seconds": outcome.cpu_seconds,
+        "crash": outcome.crash,
     }
     return _Run(record, errors, components, row)
 
@@ -725,6 +727,8 @@ def _replayed(
         None if count is None else from_decimal(count),
         None,
         line.get("peak_mb"),
+        line.get("cpu_seconds"),
+        line.get("crash"),
     )
     return outcome, [ComponentRecord(name, index, *row) for row in line.get("components", [])]
 
