@@ -43,7 +43,7 @@ print(out)
 def ladder(*names: str) -> list[CorpusEntry]:
     """The named positions of ``bench/corpora/families.jsonl``."""
     root = Path(__file__).resolve().parent.parent
-    lines = [json.loads(x) for x in (root / "bench/corpora/families.jsonl").open()]
+    lines = map(json.loads, (root / "bench/corpora/families.jsonl").read_text().splitlines())
     found = {line["name"]: line for line in lines}
     return [
         CorpusEntry(parse_board(found[name]["board"]), i + 1, found[name]["family"], name)
@@ -79,7 +79,8 @@ def test_a_crash_s_text_lands_in_the_record_and_old_logs_still_resume(
     assert "double free" not in "".join(capfd.readouterr())  # in the record only
     lines = [json.loads(x) for x in log.read_text().splitlines()[1:]]
     assert [x["crash"] for x in lines if x["backend"] == name] == [expected] * 2
-    rows = list(csv.DictReader(write_runs_csv(result.runs, tmp_path / "runs.csv").open()))
+    table = write_runs_csv(result.runs, tmp_path / "runs.csv").read_text()
+    rows = list(csv.DictReader(table.splitlines()))
     assert [r["crash"] for r in rows if r["backend"] == name] == [expected] * 2
     assert all(float(r["cpu_seconds"]) >= 0 for r in rows)
     # A log of before: no CPU seconds, no crash text; resumed, they read as unknown.
