@@ -123,9 +123,9 @@ def echo_table(title: str, header: tuple[str, ...], rows: list[tuple]) -> None:
 )
 @shared(
     "--memory-limit",
-    help="Megabytes each backend's worker may allocate beyond its start (0: no limit); a "
-    "position past it is recorded as a memory out. Default: 4096, or half the machine's "
-    "memory if less. Not applied with --in-process.",
+    help="Megabytes each backend's worker and its children may hold resident beyond its "
+    "start (0: no limit); a position past it is recorded as a memory out. Default: 4096, or "
+    "half the machine's memory if less. Not applied with --in-process.",
 )
 @shared(
     "--max-solutions", help="Solution cap per component for enumerating backends [default: none]."

@@ -80,8 +80,8 @@ shared = shared_options("serve")
 )
 @shared(
     "--memory-limit",
-    help="Megabytes a request may allocate in its worker process (above the worker's idle "
-    "size; 0: no limit); past it, the request gets the memory-limit error.",
+    help="Megabytes a request may hold resident in its worker process (above the worker's "
+    "idle size; 0: no limit); past it, the request gets the memory-limit error.",
 )
 @reports_errors
 def serve(

@@ -491,8 +491,9 @@ VOCABULARY: dict[str, SharedOption] = {
         SharedOption(
             "--memory-limit",
             "MB",
-            "megabytes a worker may allocate beyond its start (0: no limit); past it, bench "
-            "records a memory out and serve answers the memory-limit error",
+            "megabytes a worker and its children may hold resident beyond its start (0: no "
+            "limit); past it, bench records a memory out and serve answers the memory-limit "
+            "error",
             AsciiInt(min=0, max=MAX_MEMORY_MB),
             None,
             "",  # (every command says whose memory)

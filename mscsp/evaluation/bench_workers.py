@@ -163,7 +163,8 @@ class RunSpec:
             :func:`mscsp.solve`.
         isolate: Solve in an isolated worker (else in the process the run is given to).
         grace: Seconds past ``time_limit * repeat`` before an isolated worker is killed.
-        memory_limit: MiB an isolated worker may allocate once set up (``None``: any).
+        memory_limit: MiB an isolated worker and its children may hold resident above what
+            it holds once set up (``None``: any).
     """
 
     backend: str

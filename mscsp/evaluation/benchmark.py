@@ -508,7 +508,7 @@ def run_benchmark(
         decide: Time :func:`~mscsp.backends.position.decide_position` (certain cells only,
             without counting where the backend can) instead of :func:`mscsp.solve`; the
             "difference" is then 0 when the certain cells equal the reference's, else 1.
-        memory_limit: Megabytes each isolated worker may allocate above what it holds once
+        memory_limit: Megabytes each isolated worker may hold resident above what it holds once
             started (``None``: no limit); a run past it is a recorded ``memout``, and the
             next position gets a fresh worker. Runs in this process have no memory limit.
         runs: Where every finished run is appended (:class:`~mscsp.evaluation.bench_runs.RunsLog`);

@@ -7,9 +7,9 @@ from a clean server process that has already imported the library (``forkserver`
 server has threads, which a plain ``fork`` would copy mid-state), so one starts in
 milliseconds, the first time a request needs one or after one is killed. Each leads its
 own process group, so that killing it kills what it started too (a replay reader, a
-counting child process), and has a memory ceiling (``RLIMIT_DATA``: what it holds idle plus
-a budget). A worker that overruns its job's time, runs out of memory or dies is replaced at
-once: the pool never jams.
+counting child process), and has a memory limit (what it holds resident idle plus a
+budget, sampled by the runtime: :mod:`mscsp.runtime.resident`). A worker that overruns its
+job's time, runs out of memory or dies is replaced at once: the pool never jams.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Worker:
 
     Args:
         context: The multiprocessing context that starts it.
-        memory_mb: Megabytes it may allocate above what it holds idle (``None``: any).
+        memory_mb: Megabytes it may hold resident above what it holds idle (``None``: any).
         nice: How much to lower its scheduling priority.
     """
 
