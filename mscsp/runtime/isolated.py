@@ -54,7 +54,7 @@ from .child import (
     tail,
 )
 from .memlimit import MEMORY_EXIT, backstop_mb, set_ceiling
-from .resident import LATE, OVER, READY, Resident, Waited, resident_mb, wait_for
+from .resident import INTERVAL, LATE, OVER, READY, Resident, Waited, resident_mb, wait_for
 
 #: Bytes read from a pipe at a time.
 _CHUNK = 1 << 20
@@ -320,7 +320,7 @@ def _wait(
         if end is not None and time.perf_counter() >= end:
             return LATE, None
         time.sleep(pause if end is None else min(pause, max(end - time.perf_counter(), 0)))
-        pause = min(2 * pause, 0.05)
+        pause = min(2 * pause, 0.05 if watch is None else INTERVAL)
 
 
 def _caps(memory_mb: int | None, max_output: int) -> Callable[[], None]:
