@@ -4,7 +4,8 @@ Each command runs from tree A and tree B alternately (A B B A ...), pinned to on
 ``taskset`` when it exists, ``--rounds`` times each after one untimed warm-up per tree
 (numba's cache, imports). Prints per command the median seconds of each tree and the ratio
 B / A, and writes them as JSON with ``--out``. Used to check that a change is no slower
-(issue 47: ``play``, ``probs`` and ``bench`` against the commit before)::
+(issue 47: ``play``, ``probs`` and ``bench`` against the commit before; issue 48 adds
+``best``'s games)::
 
     git worktree add /tmp/base <commit>
     python bench/solvers/side_by_side.py /tmp/base . --rounds 7 \
@@ -31,6 +32,7 @@ COMMANDS = {
     "probs": ["probs"],
     "probs-json": ["probs", "--json"],
     "play": ["play", "-s", "csp-minprob", "--preset", "expert", "-n", "2000", "--seed", "7"],
+    "play-best": ["play", "-s", "best", "--preset", "expert", "-n", "300", "--seed", "7"],
     "bench": ["bench", "--backend", "dss", "--json"],
 }
 
