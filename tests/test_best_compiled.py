@@ -348,3 +348,122 @@ def test_the_compiled_entries_refuse_what_is_not_theirs():
     # And in range, they answer.
     assert compiled.probability_map(board) is not None
     assert len(compiled.probes(board, now, 66, [(0, 0)], [1.0], None, 0.0, 0.1, 0.2)) == 1
+
+
+def _checks_both_ways(boards, monkeypatch) -> tuple[list, list]:
+    """``compiled.checks`` of every board (known mines: its flags; representatives among
+    its covered cells), with the kernel loaded and run uncompiled."""
+    compiled.load()
+
+    def one(board: Board) -> compiled.Checks:
+        cells = board.cells
+        return compiled.checks(board, cells == -2, cells == COVERED, True, True)
+
+    fast = [one(b) for b in boards]
+    with monkeypatch.context() as patched:
+        patched.setattr(compiled, "enabled", False)
+        slow = [one(b) for b in boards]
+    return fast, slow
+
+
+def test_one_engine_call_answers_every_check_of_a_guess(monkeypatch):
+    """``compiled.checks``, the one engine call a guess makes, gives each check's answer
+    as its own function does (isolated regions, pairs, boxes, dead cells, representatives)
+    and each conditional solve of the pseudo 50/50 rule as ``given_mine`` does, on random
+    boards and real positions; compiled and uncompiled, the very same answers."""
+    from mscsp.players.best import representatives
+    from mscsp.players.fifty import _pairs, box_patterns, given_mine, pair_patterns
+    from mscsp.session import isolated_regions
+
+    boards = list(_random_boards(31, 150))
+    boards += _random_boards(32, 60, codes=(COVERED, COVERED, COVERED, -2, -2, 1))  # boxes
+    boards += _endgame_positions((("beginner", 30), ("intermediate", 10)), seed=33)
+    fast, slow = _checks_both_ways(boards, monkeypatch)
+    asked = none = 0
+    for board, found, other in zip(boards, fast, slow, strict=True):
+        cells, mines = board.cells, board.cells == -2
+        assert np.array_equal(found.dead, other.dead)
+        for name in ("regions", "pairs", "loose", "boxes", "representatives", "given"):
+            assert getattr(found, name) == getattr(other, name), name
+        assert found.regions == isolated_regions(board)
+        assert found.pairs == pair_patterns(cells)
+        assert found.loose == _pairs(cells, 1)
+        assert found.boxes == list(box_patterns(cells))
+        assert found.representatives == representatives(board, cells == COVERED)
+        for r, c in np.argwhere((cells == COVERED) & ~mines).tolist():
+            assert found.dead[r, c] == is_dead(cells, mines, (r, c))
+        for cell, after in found.given.items():
+            want = given_mine(board, cell, "dss")
+            asked += 1
+            if after is None:
+                assert want is None
+                none += 1
+            else:
+                assert want is not None and all(want[c] == p for c, p in after.items())
+    assert asked > 100 and none > 10
+
+
+def test_the_engine_uncompiled_probes_to_the_same_bits(monkeypatch):
+    """``best``'s look-ahead probes run by Python (the engine's functions uncompiled, as
+    before the kernel is loaded) give the compiled probes' very numbers, bit for bit: a
+    game's look-ahead values do not depend on when its process loaded the kernel."""
+    compiled.load()
+    positions = []
+
+    class Recording(BestPlayer):
+        def lookahead(self, board, solution, cells, keep=lambda cell: 1.0, margin=0.0, memory=None):
+            if memory is None and len(positions) < 25:
+                positions.append((self.memory.flagged(board), solution, cells))
+            return super().lookahead(board, solution, cells, keep, margin, memory)
+
+    with monkeypatch.context() as patched:  # (every guess in Python, none by the engine)
+        patched.setattr(compiled, "enabled", False)
+        config = RunConfig("best", *PRESETS["intermediate"], seed=34)
+        for index in range(40):
+            if len(positions) == 25:
+                break
+            play_game(Recording(), config, index)
+    assert len(positions) == 25
+
+    def probes(board, solution, cells):
+        factors = [1.0] * len(cells)
+        now, weight = solution.probabilities, solution.weight
+        return compiled.probes(board, now, weight, cells, factors, None, 0.0, 0.1, 0.2)
+
+    fast = [probes(*position) for position in positions]
+    monkeypatch.setattr(compiled, "enabled", False)
+    slow = [probes(*position) for position in positions]
+    assert fast == slow
+    assert sum(len(found) for found in fast if found) > 50
+
+
+def test_best_plays_without_numba_the_games_it_plays_on_the_kernel():
+    """With numba missing (blocked from import: a module that imported it would fail),
+    ``best``'s checks and probes run on the engine's functions uncompiled: the same games
+    as on the kernel."""
+    import subprocess
+    import sys
+
+    from conftest import repo_env
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "from mscsp.evaluation.harness import RunConfig, play_game\n"
+        "from mscsp.game import PRESETS\n"
+        "from mscsp.players import get_player\n"
+        "config = RunConfig('best', *PRESETS['beginner'], seed=35)\n"
+        "player = get_player('best')\n"
+        "print([(r.won, r.moves, r.guesses) for r in (play_game(player, config, i) "
+        "for i in range(12))])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=repo_env(), check=True
+    )
+    compiled.load()
+    config = RunConfig("best", *PRESETS["beginner"], seed=35)
+    player = BestPlayer()
+    kernel = [
+        (r.won, r.moves, r.guesses) for r in (play_game(player, config, i) for i in range(12))
+    ]
+    assert done.stdout.strip() == str(kernel)
+    assert sum(guesses for _, _, guesses in kernel) > 6

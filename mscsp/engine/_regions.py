@@ -4,8 +4,8 @@
 :func:`isolated_labels` is :func:`mscsp.session.isolated_regions`, :func:`pairs` and
 :func:`boxes` are ``mscsp.players.fifty``'s patterns, :func:`fewest_covered` is
 ``mscsp.players.best.representatives`` and :func:`_is_dead` is
-``mscsp.players.best.is_dead``, on the board's flat cell codes. :func:`checks` answers all
-of them for one position in one call: what a guess of ``best`` asks, once.
+``mscsp.players.best.is_dead``, on the board's flat cell codes
+(:func:`mscsp.engine._checks.checks` asks them all of a position at once).
 """
 
 from __future__ import annotations
@@ -273,38 +273,3 @@ def dead_cells(cells, mines, rows, cols, which):
     for q in range(len(which)):
         out[q] = _is_dead(cells, mines, rows, cols, which[q])
     return out
-
-
-@njit(cache=True)
-def checks(cells, mines, free, rows, cols, rules, labels, found, loose, tops, dead, few):
-    """Every pattern ``best``'s guess asks about one position (proven mines flagged).
-
-    Args:
-        cells: The board's flat cell codes.
-        mines: The cells known to be mines (flat).
-        free: The cells to choose the unconstrained representatives from (flat).
-        rules: Whether to look for the patterns of the rules before the look-ahead
-            (isolated regions, pairs, boxes) too, or only for what the look-ahead asks
-            (dead cells and representatives).
-        labels: Written: :func:`isolated_labels`'s labels.
-        found: Written: :func:`pairs` with no soft outer cell (the pseudo 50/50s').
-        loose: Written: :func:`pairs` with one soft outer cell (the looming 50/50s').
-        tops: Written: :func:`boxes`.
-        dead: Written: whether each unknown cell (covered, not in ``mines``) is dead
-            (:func:`_is_dead`); False for the other cells.
-        few: Written: :func:`fewest_covered` of ``free``, as many as it is long.
-
-    Returns:
-        How many isolated regions, pairs, loose pairs, boxes and representatives were
-        written (no patterns of the rules without ``rules``).
-    """
-    n_regions = n_pairs = n_loose = n_boxes = np.int64(0)
-    if rules:
-        n_regions = isolated_labels(cells, rows, cols, labels)
-        n_pairs = pairs(cells, rows, cols, 0, found)
-        n_loose = pairs(cells, rows, cols, 1, loose)
-        n_boxes = boxes(cells, rows, cols, tops)
-    for k in range(rows * cols):
-        dead[k] = cells[k] == COVERED and not mines[k] and _is_dead(cells, mines, rows, cols, k)
-    n_few = fewest_covered(cells, free, rows, cols, few)
-    return n_regions, n_pairs, n_loose, n_boxes, n_few

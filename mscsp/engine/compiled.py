@@ -47,7 +47,7 @@ from ..constraints import Component, ComponentCount
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import CellOdds, Solution, weigh_components
 from ..validate import check_cells, check_int
-from ._kernel_status import APPROX, COUNTED, DONE, EXACT, FLOAT_TIED
+from ._kernel_status import APPROX, COUNTED, DONE, EXACT, FLOAT_TIED, INCONSISTENT
 
 #: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
 #: the pure path everywhere, as when numba is missing.
@@ -189,6 +189,7 @@ def _kernel_ready() -> bool:
 #: The compiled program's sources (compiled together, see :func:`stamp`).
 SOURCES = (
     "_jit.py",
+    "_checks.py",
     "_kernel.py",
     "_kernel_ties.py",
     "_game_loop.py",
@@ -450,7 +451,7 @@ def probes(
     check_board(board)
     if len(cells) != len(factors):
         raise InvalidInputError(f"{len(cells)} cells but {len(factors)} factors")
-    check_cells(cells, board.shape)
+    check_cells(cells, board.cells.shape)
     cells_ = board.cells
     if cells_.dtype != np.int8 or not cells_.flags.c_contiguous:
         return None
@@ -634,6 +635,11 @@ class Checks:
             cells are: covered and not known mines).
         representatives: :func:`representatives` of the cells asked for, at most
             :data:`REPRESENTATIVES`.
+        given: The pseudo 50/50 rule's conditional solves that the kernel answered
+            exactly: for a cell of a pair or box, ``None`` where no layout has it a mine,
+            else the probabilities of the pattern's cells with it a mine
+            (``mscsp.players.fifty.given_mine``'s map at those cells). A cell missing was
+            not asked, or needs Python.
     """
 
     regions: list[list[Cell]]
@@ -642,41 +648,96 @@ class Checks:
     boxes: list[tuple[Cell, Cell, Cell, Cell]]
     dead: np.ndarray
     representatives: list[Cell]
+    given: dict[Cell, dict[Cell, float] | None]
 
 
-def checks(cells: np.ndarray, mines: np.ndarray, free: np.ndarray, rules: bool = True) -> Checks:
+def checks(
+    board: Board,
+    mines: np.ndarray,
+    free: np.ndarray,
+    rules: bool = True,
+    pseudo: bool = False,
+) -> Checks:
     """:class:`Checks` of a position in one call of the engine
-    (:func:`mscsp.engine._regions.checks`), without the public functions' checks of their
+    (:func:`mscsp.engine._checks.checks`), without the public functions' checks of their
     arguments (the player's own arrays).
 
     Args:
-        cells: The board's cell codes (proven mines flagged).
+        board: The position (proven mines flagged).
         mines: The cells known to be mines (flags included).
         free: The cells to pick representatives from.
         rules: Whether the rules' patterns (regions, pairs, boxes) are wanted too (else
             they are left empty).
+        pseudo: Whether the pseudo 50/50 rule's conditional solves are wanted too (with
+            ``rules``: the board counted as the kernel counts it, see
+            :func:`mscsp.solver.kernel_takes`).
     """
+    cells = board.cells
     rows, cols = cells.shape
     n = cells.size
-    labels = np.empty(n, dtype=np.int64)
-    found, loose = np.empty((2 * n, 2), dtype=np.int64), np.empty((2 * n, 2), dtype=np.int64)
+    pairs_, loose = np.empty((2 * n, 2), dtype=np.int64), np.empty((2 * n, 2), dtype=np.int64)
     tops = np.empty(n, dtype=np.int64)
     dead = np.empty(n, dtype=np.bool_)
     few = np.empty(REPRESENTATIVES, dtype=np.int64)
-    flat, mines_, free_ = _flat(cells, np.int8), _flat(mines, np.bool_), _flat(free, np.bool_)
-    counts = _engine("_regions").checks(
-        flat, mines_, free_, rows, cols, rules, labels, found, loose, tops, dead, few
+    found = (np.empty(n, dtype=np.int64), pairs_, loose, tops, dead, few)
+    given = (
+        np.empty(2 * n, dtype=np.int64),
+        np.empty(2 * n),
+        np.empty((n, 4), dtype=np.int64),
+        np.empty((n, 4, 4)),
+    )
+    counts = _engine("_checks").checks(
+        np.array(cells, dtype=np.int8).reshape(-1),  # (a copy: written on and restored)
+        board.mines,
+        _flat(mines, np.bool_),
+        _flat(free, np.bool_),
+        rows,
+        cols,
+        (rules, pseudo),
+        found,
+        given,
+        scratch(rows, cols),
     )
     n_regions, n_pairs, n_loose, n_boxes, n_few = (int(x) for x in counts)
     coords = _coords(rows, cols)
+    pairs_found = _pairs_of(pairs_, n_pairs, rows, cols)
+    boxes_found = _boxes_of(tops, n_boxes, rows, cols)
     return Checks(
-        _regions_of(labels, n_regions, rows, cols),
-        _pairs_of(found, n_pairs, rows, cols),
+        _regions_of(found[0], n_regions, rows, cols),
+        pairs_found,
         _pairs_of(loose, n_loose, rows, cols),
-        _boxes_of(tops, n_boxes, rows, cols),
+        boxes_found,
         dead.reshape(rows, cols),
         [coords[k] for k in few[:n_few].tolist()],
+        _given_of(pairs_found, boxes_found, given) if rules and pseudo else {},
     )
+
+
+def _given_of(
+    pairs_found: list[tuple[Cell, Cell]],
+    boxes_found: list[tuple[Cell, Cell, Cell, Cell]],
+    given: tuple[np.ndarray, ...],
+) -> dict[Cell, dict[Cell, float] | None]:
+    """:attr:`Checks.given` of what :func:`mscsp.engine._checks.checks` wrote in ``given``:
+    each solve the kernel answered exactly (:data:`DONE`: the cells' probabilities) or found
+    without layouts (``None``); Python makes the others."""
+    n_pairs, n_boxes = len(pairs_found), len(boxes_found)
+    pair_status, pair_after = given[0][:n_pairs].tolist(), given[1][:n_pairs].tolist()
+    box_status, box_after = given[2][:n_boxes].tolist(), given[3][:n_boxes].tolist()
+    out: dict[Cell, dict[Cell, float] | None] = {}
+
+    def keep(cell: Cell, status: int, cells: tuple[Cell, ...], after: list[float]) -> None:
+        if status == INCONSISTENT:
+            out[cell] = None
+        elif status == DONE:
+            out[cell] = {**(out.get(cell) or {}), **dict(zip(cells, after, strict=True))}
+
+    for j, (a, b) in enumerate(pairs_found):
+        keep(a, pair_status[j], (b,), [pair_after[j]])
+    for i, box in enumerate(boxes_found):
+        for k, t in enumerate(box):
+            keep(t, box_status[i][k], box, box_after[i][k])
+    return out
 
 
 def _endgame() -> types.ModuleType:
@@ -781,7 +842,7 @@ def decode(
     ``None`` where the pure path must answer."""
     if status not in (DONE, COUNTED):
         return None
-    rows, cols = board.shape
+    rows, cols = board.cells.shape
     data = out[: out[1]].tolist()
     coords = _coords(rows, cols)
     odds = []

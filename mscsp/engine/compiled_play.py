@@ -290,9 +290,9 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _condition, _endgame, _kernel, _kernel_ties, _lookahead, _probe, _regions
+    from . import _checks, _condition, _endgame, _kernel, _kernel_ties, _lookahead, _probe, _regions
 
-    modules = (_kernel, _kernel_ties, _condition, _probe, _regions, _lookahead, _endgame)
+    modules = (_kernel, _kernel_ties, _condition, _probe, _regions, _checks, _lookahead, _endgame)
     for module in (*modules, _engine()):
         for value in vars(module).values():
             if isinstance(value, CPUDispatcher) and value._cache is not None:
@@ -323,7 +323,7 @@ def warm() -> None:
     compiled.pairs(empty.cells, 0)
     compiled.boxes(empty.cells)
     compiled.representatives(empty.cells, empty.cells == COVERED, 3)
-    compiled.checks(empty.cells, empty.cells == -2, empty.cells == COVERED)
+    compiled.checks(empty, empty.cells == -2, empty.cells == COVERED)
     compiled.dead_cells(empty.cells, empty.cells == -2, [(0, 0)])
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)

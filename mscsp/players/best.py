@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,7 +50,7 @@ from ..engine import compiled, compiled_play
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory
-from ..solver import kernel_solves, kernel_takes
+from ..solver import kernel_takes
 from ..validate import check_cells, check_grid, check_int, check_number
 from .base import Cell, neighbours
 from .csp import CspPlayer
@@ -118,6 +119,21 @@ class Probe:
     complete: bool = True
     next_cell: Cell | None = None
     implied: frozenset[Cell] = frozenset()
+
+
+class Weighed(NamedTuple):
+    """What a guess weighs a position by, found once (:meth:`BestPlayer._position`).
+
+    Attributes:
+        unknown: Its unknown cells (covered, not known mines).
+        checks: What the engine found (:func:`mscsp.engine.compiled.checks`).
+        kernel: Whether the engine takes the board (:func:`mscsp.solver.kernel_takes`):
+            it then probes it, and made the pseudo 50/50's conditional solves it could.
+    """
+
+    unknown: np.ndarray
+    checks: compiled.Checks
+    kernel: bool
 
 
 @dataclass(frozen=True)
@@ -210,8 +226,9 @@ class BestPlayer(CspPlayer):
         self.considered: tuple[Board, Solution, list[Cell], Callable[[Cell], float]] | None = None
         self.outgrown = math.inf  # fewest layouts at which this game's search gave up
         self._flagged: tuple = (None, None, None)  # (board, session, board flagged)
-        self._checks: tuple = (None, None, None, False, None)  # (board, solution, session,
-        # whether with the rules' patterns, what the engine found: see checks)
+        # The last position weighed: (board, solution, session, whether with the rules'
+        # patterns, its Weighed), see _position.
+        self._weighed: tuple = (None, None, None, False, None)
         self._lookaheads: dict[tuple[int, int, int], compiled_play.Lookahead] = {}
 
     def new_game(self) -> None:
@@ -260,16 +277,17 @@ class BestPlayer(CspPlayer):
                 return move[0], "endgame"
             # The search outgrew its budget: skip it until fewer layouts are left.
             self.outgrown = solution.weight
-        found = self.checks(flagged, solution)
+        weighed = self._position(flagged, solution, self.memory, True)
+        found = weighed.checks
         for region in found.regions:
             sub = region_board(flagged, region, self.tree_layouts)
             move = None if sub is None else solve_endgame(sub, self.tree_layouts, self.tree_budget)
             if move is not None:
                 return move[0], "region"
         if self.pseudo:
-            # (The compiled kernel answers a plain dss solve, not one through the cache.)
-            inner = self.backend.inner
-            counter = inner if kernel_solves(inner, flagged) else self.backend
+            # (The conditional solves the kernel could not make exactly in the checks are
+            # made on the plain dss counter, which the kernel answers, not the cache.)
+            counter = self.backend.inner if weighed.kernel else self.backend
             cell = pseudo_fifty(flagged, solution, counter, lambda c: not found.dead[c], found)
             if cell is not None:
                 return cell, "pseudo"
@@ -298,11 +316,10 @@ class BestPlayer(CspPlayer):
             (the share of the looming risk the click leaves: 1 without any) and the
             looming 50/50s (none without ``looming``).
         """
-        found = self.checks(flagged, solution)
-        looming = looming_fifties(flagged, solution, found) if self.looming else []
-        safety = 1.0 - solution.probabilities
+        found = self.checks(flagged, solution) if self.looming else None
+        looming = looming_fifties(flagged, solution, found) if found is not None else []
         cells = self.candidates(flagged, solution)
-        cells += [c for c in self.settlers(flagged, looming, safety, found.dead) if c not in cells]
+        cells += [c for c in self.settlers(flagged, solution, looming) if c not in cells]
 
         def keep(cell: Cell) -> float:
             # A click that leaves a looming 50/50 in the game keeps its risk.
@@ -424,7 +441,7 @@ class BestPlayer(CspPlayer):
         """
         memory = memory or self.memory
         own = type(self).probe is BestPlayer.probe and type(self).score is BestPlayer.score
-        if not own or not kernel_takes(memory.counter.inner, board):
+        if not own or not self._kernel_takes(board, solution, memory):
             return None
         found = compiled.probes(
             self.flagged_in(board, memory),
@@ -525,52 +542,58 @@ class BestPlayer(CspPlayer):
             return scored[0][0]
         return max(self.score(probe) for probe in dead)
 
-    def settlers(
-        self, board: Board, looming: list[Looming], safety: np.ndarray, dead: np.ndarray
-    ) -> list[Cell]:
+    def settlers(self, board: Board, solution: Solution, looming: list[Looming]) -> list[Cell]:
         """Enablers of looming 50/50s that could beat the candidates once their risk counts.
 
-        An enabler is added when it is living (``dead``: the position's dead cells, see
-        :meth:`checks`) and its safety is within ``tolerance`` of the safest cell's after
-        that cell pays every looming risk.
+        An enabler is added when it is living and its safety is within ``tolerance`` of the
+        safest cell's after that cell pays every looming risk.
         """
         if not looming:
             return []
-        unknown = self.memory.unknown(board)
-        top = float(np.where(unknown, safety, -1.0).max())
+        weighed = self._position(board, solution, self.memory, False)
+        safety = 1.0 - solution.probabilities
+        top = float(np.where(weighed.unknown, safety, -1.0).max())
         bound = (1.0 - self.tolerance) * top * math.prod(1.0 - x.risk for x in looming)
         cells = sorted({x.enabler for x in looming}, key=lambda c: (-safety[c], c))
-        return [c for c in cells if safety[c] >= bound and not dead[c]]
+        return [c for c in cells if safety[c] >= bound and not weighed.checks.dead[c]]
 
-    def checks(
-        self, board: Board, solution: Solution, memory: MineMemory | None = None, rules: bool = True
-    ) -> compiled.Checks:
-        """What the guess asks about a position, by one call of the engine
-        (:func:`mscsp.engine.compiled.checks`), kept for the position's next questions:
-        its isolated regions, pairs and boxes (with ``rules``), its dead cells (known
-        mines: flags and cells at probability 1) and the representatives of its
-        unconstrained unknown cells.
+    def checks(self, board: Board, solution: Solution) -> compiled.Checks:
+        """What the guess asks about a position of the game, by one call of the engine
+        (:func:`mscsp.engine.compiled.checks`), kept for the position's next questions: its
+        isolated regions, pairs and boxes, the pseudo 50/50 rule's conditional solves
+        (where the kernel takes the board), its dead cells (known mines: flags and cells
+        at probability 1) and the representatives of its unconstrained unknown cells.
 
         Args:
             board: The position (proven mines flagged).
             solution: Its solution.
-            memory: The session the position is solved in (the game's by default).
-            rules: Whether the patterns of the rules before the look-ahead are wanted.
         """
-        memory = memory or self.memory
-        held_board, held_solution, held_memory, held_rules, held = self._checks
+        return self._position(board, solution, self.memory, True).checks
+
+    def _position(
+        self, board: Board, solution: Solution, memory: MineMemory, rules: bool
+    ) -> Weighed:
+        """:class:`Weighed` of a position solved in ``memory`` (with the rules' patterns
+        with ``rules``), kept for the position's next questions."""
+        held_board, held_solution, held_memory, held_rules, held = self._weighed
         same = held_board is board and held_solution is solution and held_memory is memory
         if same and (held_rules or not rules):
             return held
-        mines = (board.cells == FLAG) | (solution.probabilities == 1.0)
+        probs = solution.probabilities
+        mines = (board.cells == FLAG) | (probs == 1.0)
+        if self._flagged[2] is board and self._flagged[1] is memory:
+            unknown = board.cells == COVERED  # (its known mines flagged: the covered cells)
+        else:
+            unknown = memory.unknown(board)
         free = np.zeros(board.cells.shape, dtype=bool)
-        unknown = memory.unknown(board)
         for odd in solution.odds:
             if isinstance(odd.cells, np.ndarray):
                 free = odd.cells & unknown
-        found = compiled.checks(board.cells, mines, free, rules)
-        self._checks = (board, solution, memory, rules, found)
-        return found
+        kernel = kernel_takes(memory.counter.inner, board)
+        found = compiled.checks(board, mines, free, rules, bool(rules and self.pseudo and kernel))
+        weighed = Weighed(unknown, found, kernel)
+        self._weighed = (board, solution, memory, rules, weighed)
+        return weighed
 
     def score(self, probe: Probe) -> float:
         """The look-ahead value of a probe: survive two clicks, plus a little progress."""
@@ -586,9 +609,9 @@ class BestPlayer(CspPlayer):
         living cell is within reach, every living cell; when none lives, the safest cell.
         ``memory`` is the session the position is solved in (the game's by default).
         """
-        found = self.checks(board, solution, memory, rules=False)
-        unknown = (memory or self.memory).unknown(board)
-        safety = np.where(unknown, 1.0 - solution.probabilities, -1.0)
+        weighed = self._position(board, solution, memory or self.memory, False)
+        found = weighed.checks
+        safety = np.where(weighed.unknown, 1.0 - solution.probabilities, -1.0)
         bound = (1.0 - self.tolerance) * float(safety.max())
         ranked: list[tuple[float, Cell]] = []
         free_safety = None
@@ -644,11 +667,19 @@ class BestPlayer(CspPlayer):
             memory: The session the position is solved in (the game's by default).
         """
         memory = memory or self.memory
-        if kernel_takes(memory.counter.inner, board):
+        if self._kernel_takes(board, solution, memory):
             fast = self.probe_compiled(self.flagged_in(board, memory), solution, cell, beat)
             if fast is not None:
                 return fast
         return self.probe_python(board, solution, cell, beat, memory)
+
+    def _kernel_takes(self, board: Board, solution: Solution, memory: MineMemory) -> bool:
+        """Whether the engine probes ``board`` (:func:`mscsp.solver.kernel_takes`), as the
+        position's checks found where they were made."""
+        held_board, held_solution, held_memory, _, held = self._weighed
+        if held_board is board and held_solution is solution and held_memory is memory:
+            return held.kernel
+        return kernel_takes(memory.counter.inner, board)
 
     def flagged_in(self, board: Board, memory: GameSession) -> Board:
         """``memory.flagged(board)``, made once per position (a look-ahead probes one
@@ -793,7 +824,7 @@ def forced_pair(board: Board, solution: Solution) -> Cell | None:
     them at probability 1/2 share their numbers: they form one group (one ``CellOdds``) whose
     mine count is fixed at one, and no later click can tell them apart.
     """
-    rows, cols = board.shape
+    rows, cols = board.cells.shape
     for odd in solution.odds:
         cells = odd.cells
         if isinstance(cells, np.ndarray) or len(cells) != 2 or 2 * odd.num != odd.den:

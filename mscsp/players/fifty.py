@@ -17,7 +17,7 @@ description; :func:`pseudo_fifty` finds such a cell with one conditional solve p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,27 +98,34 @@ def pseudo_fifty(
         backend: Counting backend for the conditional solves.
         living: Whether a cell would show something new (a dead cell is never chosen from a
             box; from a pair only when both cells are dead).
-        checks: The position's patterns where the engine found them already
-            (:func:`mscsp.engine.compiled.checks`; else they are looked for here).
+        checks: The position's patterns and the conditional solves the engine made
+            already (:func:`mscsp.engine.compiled.checks`); else they are looked for and
+            made here.
     """
     probs = solution.probabilities
 
     def uncertain(cell: Cell) -> bool:
         return 0.0 < probs[cell] < 1.0
 
+    def given(cell: Cell) -> Mapping[Cell, float] | np.ndarray | None:
+        """:func:`given_mine` of ``cell``, as the engine made it where it did."""
+        if checks is not None and cell in checks.given:
+            return checks.given[cell]
+        return given_mine(board, cell, backend)
+
     pairs = pair_patterns(board.cells) if checks is None else checks.pairs
     boxes = box_patterns(board.cells) if checks is None else checks.boxes
     for a, b in pairs:
         if not (uncertain(a) and uncertain(b)):
             continue
-        after = given_mine(board, a, backend)
+        after = given(a)
         if after is not None and after[b] == 0.0:
             return b if living(b) and not living(a) else a
     for box in boxes:
         for k, t in enumerate(box):
             if not uncertain(t) or not living(t):
                 continue
-            after = given_mine(board, t, backend)
+            after = given(t)
             if after is None:
                 continue
             # Indices 0-3 are TL, TR, BL, BR: t's diagonal partner is 3 - k.
@@ -159,7 +166,7 @@ def looming_fifties(
     ``checks``: the position's patterns where the engine found them already
     (:func:`mscsp.engine.compiled.checks`; else they are looked for here).
     """
-    rows, cols = board.shape
+    rows, cols = board.cells.shape
     half = {
         cell
         for odd in solution.odds
