@@ -35,6 +35,9 @@ from .index import INDEX, MAX_INDEX_BYTES, index_line
 
 #: Export formats and their writer modules.
 FORMATS = {"mcc": dimacs, "opb": opb, "mzn": mzn, "lp": lp}
+#: Which mine numbers of a component become instances: every one, or the one with the most
+#: layouts (a set of one instance per component, for a benchmark of bounded size).
+MINE_NUMBERS = ("all", "peak")
 
 
 @dataclass
@@ -49,13 +52,16 @@ class ExportSummary:
     seconds: float = 0.0
 
 
-def check_options(fmt: str, per: str, kind: str, encoding: str, weight: int) -> None:
+def check_options(
+    fmt: str, per: str, kind: str, encoding: str, weight: int, mine_numbers: str = "all"
+) -> None:
     """Refuses a combination of export options that makes no instance.
 
     Raises:
-        InvalidInputError: An unknown format, split, kind or encoding; ``wmc`` outside
-            ``mcc`` or with an encoding whose auxiliary variables are not fixed by the
-            cells; a weight below 1.
+        InvalidInputError: An unknown format, split, kind, encoding or choice of mine
+            numbers; ``wmc`` outside ``mcc``, with an encoding whose auxiliary variables
+            are not fixed by the cells, or with ``peak`` (it has no mine number); a weight
+            below 1.
     """
     if fmt not in FORMATS:
         raise InvalidInputError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
@@ -76,6 +82,12 @@ def check_options(fmt: str, per: str, kind: str, encoding: str, weight: int) -> 
         )
     if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
         raise InvalidInputError(f"weight must be an integer of at least 1, got {weight!r}")
+    if mine_numbers not in MINE_NUMBERS:
+        raise InvalidInputError(
+            f"unknown choice of mine numbers {mine_numbers!r} (one of {', '.join(MINE_NUMBERS)})"
+        )
+    if kind == "wmc" and mine_numbers != "all":
+        raise InvalidInputError("a wmc instance weighs every mine number: it takes no 'peak'")
 
 
 #: The name of every instance file an export writes: ``p<position>[-c<component>]-<k<mines>
@@ -176,12 +188,17 @@ def _write(path: Path, text: str, what: str) -> None:
         handle.write(text)
 
 
-def _instances(system: CellSystem, kind: str, weight: int) -> Iterable[tuple[str, int | None, int]]:
+def _instances(
+    system: CellSystem, kind: str, weight: int, mine_numbers: str
+) -> Iterable[tuple[str, int | None, int]]:
     """``(file stem suffix, mines, count)`` of each instance of ``system``."""
     if kind == "wmc":
         yield "w", None, system.weighted(weight)
         return
-    for k in system.mine_numbers():
+    numbers = system.mine_numbers()
+    if mine_numbers == "peak" and numbers:  # the fewest mines of those with the most layouts
+        numbers = [max(numbers, key=lambda k: (system.counts[k], -k))]
+    for k in numbers:
         yield f"k{k:03d}", k, system.counts[k]
 
 
@@ -196,6 +213,7 @@ def export(
     time_limit: float | None = None,
     overwrite: bool = False,
     progress: Callable[[int], Any] | None = None,
+    mine_numbers: str = "all",
 ) -> ExportSummary:
     """Writes the instances of every position of ``entries`` and ``out/index.jsonl``.
 
@@ -214,12 +232,14 @@ def export(
             it is skipped and listed in the summary.
         overwrite: Replace the instances of an earlier export in ``out``.
         progress: Called with 1 after each position.
+        mine_numbers: ``all`` (an instance per mine number) or ``peak`` (per component,
+            the mine number with the most layouts), for ``pmc`` and the other formats.
 
     Raises:
         InvalidInputError: Bad options (:func:`check_options`), ``out`` not empty.
         OutputLockedError: Another run writes ``out``.
     """
-    check_options(fmt, per, kind, encoding, weight)
+    check_options(fmt, per, kind, encoding, weight, mine_numbers)
     writer = FORMATS[fmt]
     start = time.perf_counter()
     summary = ExportSummary(str(out), fmt)
@@ -245,7 +265,7 @@ def export(
                     title = f"{source}, position {position}" + (
                         f", component {system.component}" if part else ", all components"
                     )
-                    for stem, mines, count in _instances(system, kind, weight):
+                    for stem, mines, count in _instances(system, kind, weight, mine_numbers):
                         name = f"p{position:05d}{part}-{stem}{writer.SUFFIX}"
                         if fmt == "mcc":
                             written = dimacs.write(system, mines, kind, encoding, weight, title)

@@ -18,6 +18,9 @@ from typing import Any
 MAX_LINE_CHARS = 240
 #: First characters that make a spreadsheet read a cell as a formula (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Marks that act anywhere in a line of Markdown (GitHub's): escapes, code, emphasis, links
+#: and images, HTML and entities, table cells, strikethrough.
+MARKDOWN_MARKS = frozenset("\\`*_[]<>&!|~")
 
 
 def _escaped(char: str) -> str:
@@ -61,6 +64,18 @@ def csv_cell(value: Any) -> Any:
         return value
     text = str(value)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def markdown_text(value: Any, limit: int = MAX_LINE_CHARS) -> str:
+    """``value`` as inert Markdown text inside a line (a table cell, after a label):
+    printable ASCII as :func:`comment_line` makes it, then every mark that acts inside a
+    line backslash-escaped (:data:`MARKDOWN_MARKS`), so no name can open a link, an HTML
+    tag, emphasis or code, or end a table cell (CommonMark renders ``\\*`` as ``*``).
+    Marks that act only at a line's start (``#``, ``-``, ``1.``) stay: never start a line
+    with it."""
+    return "".join(
+        "\\" + char if char in MARKDOWN_MARKS else char for char in comment_line(value, limit)
+    )
 
 
 def html_text(value: Any) -> str:
