@@ -1,4 +1,4 @@
-"""The compiled game engine (``mscsp.engine.compiled_play``) plays the pure players' games move for
+"""The compiled game engine (``mscsp.players.compiled_play``) plays the pure players' games move for
 move, and its kernel's exact odds are the solution's."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from conftest import repo_env
 from game_results import game_rows
 
 from mscsp.board import COVERED
-from mscsp.engine import compiled, compiled_play
+from mscsp.engine import compiled
 from mscsp.evaluation.harness import RunConfig, play_game, play_on_engine
 from mscsp.game import PRESETS, Game
-from mscsp.players import get_player
+from mscsp.players import compiled_play, get_player
 from mscsp.solver import solve
 
 pytestmark = pytest.mark.skipif(compiled.numba_missing(), reason="the compiled engine needs numba")

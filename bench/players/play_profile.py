@@ -5,7 +5,7 @@ phase of :func:`mscsp.evaluation.harness.play_game` and of the compiled engine's
 
 * set-up: the game's seeds, generators and :class:`~mscsp.game.Game`;
 * first click: mine placement and the flood fill of the first reveal;
-* engine set-up: the engine's arrays (:class:`~mscsp.engine.compiled_play.CompiledGame`);
+* engine set-up: the engine's arrays (:class:`~mscsp.players.compiled_play.CompiledGame`);
 * engine: the compiled turns (single-point rules, reduction, counts, csp-minprob's guesses,
   flood fills), in numba;
 * Python turns: the turns the engine hands back (counts beyond 64 bits weighed with Python
@@ -30,10 +30,10 @@ import time
 import numpy as np
 
 from mscsp.engine import compiled
-from mscsp.engine.compiled_play import CompiledGame
 from mscsp.evaluation.harness import GameResult, RunConfig, game_seeds, play_game
 from mscsp.game import PRESETS, Game, first_move
 from mscsp.players import get_player
+from mscsp.players.compiled_play import CompiledGame
 
 PHASES = ("set-up", "first click", "engine set-up", "engine", "Python turns", "result")
 

@@ -1,4 +1,4 @@
-"""The compiled game loop behind :mod:`mscsp.engine.compiled_play` (numba; imported only there).
+"""The compiled game loop behind :mod:`mscsp.players.compiled_play` (numba; imported only there).
 
 It plays as :class:`~mscsp.players.csp.CspPlayer` does through the harness, turn for turn:
 the single-point rules to a fixpoint (their safe cells clicked row-major), else the
@@ -22,7 +22,7 @@ from ._lookahead import PYTHON, guess
 _DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 
-# The game's counters, one array shared with Python (``mscsp.engine.compiled_play``).
+# The game's counters, one array shared with Python (``mscsp.players.compiled_play``).
 MOVES = 0  # cells clicked, as the harness counts them (already uncovered ones included)
 GUESSES = 1  # turns whose click was a guess
 REVEALED = 2  # safe cells uncovered

@@ -235,10 +235,10 @@ def compile_endgame() -> None:
 
 
 def _compile_command() -> tuple[list[str], dict[str, str]]:
-    """``python -m mscsp.engine.compiled_play``, which compiles everything (its ``warm``), and
+    """``python -m mscsp.players.compiled_play``, which compiles everything (its ``warm``), and
     the environment that makes it import this very package."""
     path = os.pathsep.join(filter(None, [str(_HERE.parents[1]), os.environ.get("PYTHONPATH")]))
-    return [sys.executable, "-m", "mscsp.engine.compiled_play"], {**os.environ, "PYTHONPATH": path}
+    return [sys.executable, "-m", "mscsp.players.compiled_play"], {**os.environ, "PYTHONPATH": path}
 
 
 #: Seconds after which a compile's lock is taken for abandoned (a compile takes about one).
@@ -329,7 +329,7 @@ def load() -> bool:
 
 def skip_warm_up() -> None:
     """Takes the kernel for loaded from now on, compiling here whatever numba's cache lacks
-    at its first call (for the compile's own process, :func:`mscsp.engine.compiled_play.warm`:
+    at its first call (for the compile's own process, :func:`mscsp.players.compiled_play.warm`:
     :func:`load` would wait for that very compile)."""
     global _warm, _loaded
     _warm = WARMUP

@@ -46,12 +46,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..board import COVERED, FLAG, Board, check_board
-from ..engine import compiled, compiled_play
+from ..engine import compiled
 from ..errors import InconsistentBoardError, InvalidInputError
 from ..probabilities import Solution
 from ..session import GameSession, MineMemory
 from ..solver import kernel_takes
 from ..validate import check_cells, check_grid, check_int, check_number
+from . import compiled_play
 from .base import Cell, neighbours
 from .csp import CspPlayer
 from .endgame import region_board, solve_endgame
@@ -246,7 +247,7 @@ class BestPlayer(CspPlayer):
         return type(self) is BestPlayer and self.depth == 1 and self.implied
 
     def engine_settings(self) -> tuple[float, ...]:
-        """The engine's look-ahead settings (:class:`mscsp.engine.compiled_play.Lookahead`)."""
+        """The engine's look-ahead settings (:class:`mscsp.players.compiled_play.Lookahead`)."""
         layouts = float(min(self.tree_layouts, compiled.LAYOUTS_CAP))
         return (self.tolerance, self.progress_weight, self.blend, 1.0, layouts)
 

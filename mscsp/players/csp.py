@@ -22,12 +22,12 @@ import numpy as np
 
 from ..backends import DEFAULT_BACKEND
 from ..board import Board, neighbour_counts
-from ..engine import compiled_play
 from ..errors import InvalidInputError
 from ..game import Game
 from ..probabilities import Solution
 from ..session import GameSession
 from ..validate import check_layouts
+from . import compiled_play
 from .base import Cell, Player, cells_of
 
 
@@ -92,7 +92,7 @@ class CspPlayer(Player):
 
     def play(self, game: Game, rng: np.random.Generator) -> tuple[int, int]:
         """Plays ``game`` as :meth:`next_moves` would, on the compiled engine where it can
-        (:mod:`mscsp.engine.compiled_play`): the engine plays every turn that needs no guess, and
+        (:mod:`mscsp.players.compiled_play`): the engine plays every turn that needs no guess, and
         hands the guesses to :meth:`guess` (unless it makes them itself)."""
         if self.backend.inner.name != DEFAULT_BACKEND or not compiled_play.usable(game):
             return super().play(game, rng)

@@ -14,7 +14,7 @@ layouts, so the comparison between two candidates is paired and its noise is onl
 layouts on which they differ; without, each candidate draws layouts of its own.
 
 The base policy is ``csp-minprob`` on the compiled engine
-(:func:`mscsp.engine.compiled_play.play_out`: where its exact odds would need Python integers,
+(:func:`mscsp.players.compiled_play.play_out`: where its exact odds would need Python integers,
 floating-point ones, so that a rollout never waits on Python), or ``best`` itself (for
 comparison: far slower per rollout). Layout seeds come from the game's generator, so the
 same seed plays the same games on any number of workers.
@@ -27,11 +27,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ..board import COVERED, FLAG, Board
-from ..engine import compiled_play
 from ..errors import InvalidInputError
 from ..game import Game, GameState
 from ..layouts import sample_layouts
 from ..probabilities import Solution
+from . import compiled_play
 from .base import Cell, Player
 from .best import BestPlayer, Probe
 from .csp import CspMinProbPlayer

@@ -23,10 +23,10 @@ from itertools import repeat
 import numpy as np
 
 from ..board import COVERED, Board, neighbour_counts
+from ..engine import compiled
 from ..game import Game, GameState
 from ..probabilities import Solution
 from ..solver import solve
-from . import compiled
 
 #: Largest board the engine plays (the kernel's own limit on the pure path's hand-over).
 MAX_CELLS = 4096
@@ -34,7 +34,7 @@ MAX_CELLS = 4096
 
 @cache
 def _engine():
-    from . import _game_loop as module
+    from ..engine import _game_loop as module
 
     return module
 
@@ -68,7 +68,7 @@ class Lookahead:
     """
 
     def __init__(self, settings: tuple[float, ...]):
-        from . import _lookahead  # (numba's: the engine is loaded by then)
+        from ..engine import _lookahead  # (numba's: the engine is loaded by then)
 
         self.settings = np.array(settings, dtype=np.float64)
         self.keys = np.zeros((_lookahead.MEMO_SLOTS, _lookahead.MEMO_OPEN + 1), dtype=np.int64)
@@ -290,7 +290,16 @@ def _flush_caches() -> None:
     changed (the kernel's sources are one program, so they are compiled again together)."""
     from numba.core.registry import CPUDispatcher
 
-    from . import _checks, _condition, _endgame, _kernel, _kernel_ties, _lookahead, _probe, _regions
+    from ..engine import (
+        _checks,
+        _condition,
+        _endgame,
+        _kernel,
+        _kernel_ties,
+        _lookahead,
+        _probe,
+        _regions,
+    )
 
     modules = (_kernel, _kernel_ties, _condition, _probe, _regions, _checks, _lookahead, _endgame)
     for module in (*modules, _engine()):
