@@ -18,10 +18,7 @@
 # (libmpfr-dev: SharpSAT-TD), Boost program_options (libboost-program-options-dev: d4)
 # and zlib. $JOBS compile jobs (default 2), run under nice.
 #
-# Flags, as the authors give them for exact counting:
-#   gpmc --mode pmc                                  (README: projected model counting)
-#   d4v2 --output-format competition -i FILE         (demo/counter; the MCC answer lines)
-#   sharpsat-td -decot 1 -decow 100 -cs 1500 FILE    (README's example, -cs at 4 GB: X/2-500)
+# The commands and flags (the authors' for exact counting) are in counters/peers.tsv.
 # d4 v2's demo counter and SharpSAT-TD count models, not projected models: mscsp's instances
 # give the same number either way (the auxiliary variables are determined by the cells).
 set -euo pipefail
@@ -101,11 +98,13 @@ build_sharpsat_td() {
     cp sharpSAT flow_cutter_pace17 "$bin/"
 }
 
-# The external: spec of each counter built (found in $bin), one a line.
+# The external: spec of each counter built (its program in $bin), one a line.
 backends() {
-    [ -x "$bin/gpmc" ] && echo "external:gpmc --mode pmc"
-    [ -x "$bin/d4v2" ] && echo "external:d4v2 --output-format competition -i"
-    [ -x "$bin/sharpSAT" ] && echo "external:sharpsat-td -decot 1 -decow 100 -cs 1500"
+    local name program command
+    while IFS=$'\t' read -r name program command; do
+        case "$name" in '#'* | '') continue ;; esac
+        [ -x "$bin/$program" ] && echo "external:$command"
+    done < "$repo/bench/solvers/counters/peers.tsv"
     return 0
 }
 
