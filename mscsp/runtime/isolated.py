@@ -250,7 +250,10 @@ def run_program(
             preexec_fn=_caps(memory_mb, max_output),
         )
         found = None
-        watch = Resident.start(process.pid, memory_mb)
+        # Sampled even without a limit: the program's peak is what the sampler sees, not
+        # os.wait4's, which counts the resident pages of the forked copy of this process
+        # that the program's exec replaced (Linux keeps that copy's high-water mark).
+        watch = Resident.start(process.pid, math.inf if memory_mb is None else memory_mb)
         try:
             waited, found = _wait(process.pid, end, watch)
         finally:
@@ -261,7 +264,8 @@ def run_program(
             if watch is not None:
                 watch.close()
         seconds = time.perf_counter() - start
-        cpu, peak = _costs(usage, watch)
+        cpu = cost(usage)[0]
+        peak = None if watch is None else watch.peak_mb
         if waited == LATE:
             return Outcome(LIMIT, None, seconds, cpu, peak)
         out.seek(0)
