@@ -52,14 +52,22 @@ def readme(
 ) -> str:
     """The README's Markdown text."""
     two = sum(len(r["counted_by"]) >= 2 for r in records)
-    positions = sorted({r["position"] for r in records})
+    positions = len({r["position"] for r in records})
+    decided = len(entries) - positions - len(facts.skipped)
+    intro = [
+        f"{len(records)} instances (DIMACS CNF) from {positions} of the {len(entries)} "
+        f"positions of {markdown_text(facts.origin)}, each with its exact count; {two} of "
+        "them counted by two independent routes that agree.",
+        f"Made by mscsp {__version__} (`mscsp export --package`).",
+    ]
+    if facts.skipped:
+        intro.append(f"{len(facts.skipped)} positions are left out (below).")
+    if decided:
+        intro.append(f"{decided} have no component left to count (the rules decide every cell).")
     lines = [
         f"# {markdown_text(facts.title)}: Minesweeper model counting instances",
         "",
-        f"{len(records)} instances (DIMACS CNF) from {len(positions)} positions of "
-        f"{markdown_text(facts.origin)}, each with its exact count; {two} of them counted "
-        f"by two independent routes that agree. Made by mscsp {__version__} "
-        "(`mscsp export --package`).",
+        " ".join(intro),
         "",
         "## Files",
         "",
