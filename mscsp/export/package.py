@@ -12,7 +12,7 @@ The archive (``.tar.gz`` or ``.tar.xz``) holds one folder, named after the archi
 
 The counts are re-read from the export's ``index.jsonl`` and checked against the second
 routes: one that gives another count stops the packaging before anything is written
-(:func:`~mscsp.export.routes.refuse_disagreement`).
+(:func:`~mscsp.export.routes.recount`).
 
 Deterministic: members in name order, each with mtime 0, owner 0, fixed modes; gzip
 without a name or time stamp. The same positions, options and runs give the same bytes
@@ -38,10 +38,10 @@ from ..errors import InvalidInputError
 from ..evaluation.benchmark import CorpusEntry
 from ..runtime.outlock import output_lock
 from ..trust.files import open_output, open_regular, remove_regular
-from .grades import LIMITS, grade, limit_key, read_runs
+from .grades import LIMITS, Runs, grade, limit_key, read_runs
 from .index import index_line, read_index
 from .readme import SetFacts, readme
-from .routes import FIRST_ROUTE, check_routes, recount, refuse_disagreement
+from .routes import FIRST_ROUTE, Recount, check_routes, recount
 
 #: Archive suffixes and their compression.
 SUFFIXES = {".tar.gz": "gz", ".tgz": "gz", ".tar.xz": "xz"}
@@ -66,16 +66,17 @@ class PackageSummary:
     grades: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def compression_of(archive: str | Path) -> str:
-    """``gz`` or ``xz``, from the archive's name.
+def name_parts(archive: str | Path) -> tuple[str, str]:
+    """``(stem, compression)`` of an archive's name: ``("families", "xz")`` for
+    ``families.tar.xz``.
 
     Raises:
-        InvalidInputError: Another suffix.
+        InvalidInputError: A suffix :data:`SUFFIXES` does not know.
     """
     name = Path(archive).name
     for suffix, kind in SUFFIXES.items():
         if name.endswith(suffix) and len(name) > len(suffix):
-            return kind
+            return name[: -len(suffix)], kind
     raise InvalidInputError(f"--package {str(archive)!r}: name it NAME{' or NAME'.join(SUFFIXES)}")
 
 
@@ -86,7 +87,7 @@ def check_archive(archive: str | Path, overwrite: bool) -> None:
     Raises:
         InvalidInputError: Any of those.
     """
-    compression_of(archive)
+    name_parts(archive)
     path = Path(archive)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise InvalidInputError(f"{archive} is not a regular file; refusing to replace it")
@@ -140,8 +141,7 @@ def package(
         OutputLockedError: Another run writes ``archive``.
     """
     archive = Path(archive)
-    compression = compression_of(archive)
-    stem = archive.name[: -len(next(s for s in SUFFIXES if archive.name.endswith(s)))]
+    stem, compression = name_parts(archive)
     title = stem if _SAFE_TITLE.match(stem) else "benchmarks"
     folder = Path(folder)
     with output_lock(archive, "benchmark archive"):
@@ -153,20 +153,7 @@ def package(
         recounts = recount(folder, records, entries, routes, time_limit, progress)
         packed = []
         for record, counts in zip(records, recounts, strict=True):
-            refuse_disagreement(record, counts)
-            packed.append(
-                {
-                    **record,
-                    "file": f"instances/{record['file']}",
-                    "counted_by": [FIRST_ROUTE]
-                    + [route for route, c in counts.items() if c.count is not None],
-                    "not_counted": {route: c.why for route, c in counts.items() if c.count is None},
-                    "grades": {
-                        limit_key(limit): grade(graded, record["position"], limit)
-                        for limit in LIMITS
-                    },
-                }
-            )
+            packed.append(_packed_record(record, counts, graded))
         formats = _format_lines(folder, records)
         facts = SetFacts(
             title=title,
@@ -196,6 +183,18 @@ def package(
         key = limit_key(limit)
         summary.grades[key] = dict(Counter(r["grades"][key]["grade"] for r in packed))
     return summary
+
+
+def _packed_record(record: dict[str, Any], counts: dict[str, Recount], graded: Runs) -> dict:
+    """An index record as the package writes it: its file under ``instances/``, the routes
+    that gave its count and those that gave none, its grades."""
+    return {
+        **record,
+        "file": f"instances/{record['file']}",
+        "counted_by": [FIRST_ROUTE] + [route for route, c in counts.items() if c.count is not None],
+        "not_counted": {route: c.why for route, c in counts.items() if c.count is None},
+        "grades": {limit_key(limit): grade(graded, record["position"], limit) for limit in LIMITS},
+    }
 
 
 def _check_index(records: list[dict[str, Any]], entries: Sequence[CorpusEntry]) -> None:

@@ -9,8 +9,8 @@
   each instance as the export reads ``dss``'s. This checks the count of what the file
   states, not the file's encoding; it reaches components too large for the file counters.
 
-A route that answers must give the index's count to the last digit:
-:func:`refuse_disagreement` raises otherwise, naming the instance and both counts. A route
+A route that answers must give the index's count to the last digit: :func:`recount`
+raises otherwise (:func:`refuse_disagreement`), naming the instance and both counts. A route
 that does not answer within the limit leaves the instance with one count, said so in the
 record (:attr:`Recount.why`).
 """
@@ -99,6 +99,10 @@ def recount(
 
     Returns:
         ``{route: Recount}`` for each record, in order.
+
+    Raises:
+        WrongCountError: A route gave another count than the index's
+            (:func:`refuse_disagreement`), at once.
     """
     systems: dict[int, dict[int | None, tuple[int, ...]] | str] = {}
     out = []
@@ -113,6 +117,7 @@ def recount(
                 counts[route] = _read_off(record, systems[position])
             else:
                 counts[route] = _count_file(folder / record["file"], route, time_limit)
+        refuse_disagreement(record, counts)
         out.append(counts)
         if progress is not None:
             progress(1)
