@@ -98,12 +98,13 @@ shared = shared_options("export")
     type=click.Choice(MINE_NUMBERS),
     default="all",
     show_default=True,
-    help="pmc: an instance per mine number, or per component only the mine number with "
-    "the most layouts (peak: a set of bounded size).",
+    help="An instance per mine number, or per component only the mine number with the "
+    "most layouts (peak: a set of bounded size; not with --kind wmc).",
 )
 @click.option(
     "--package",
     "archive",
+    metavar="ARCHIVE",
     type=click.Path(dir_okay=False),
     help="Also pack the export as a benchmark set in this .tar.gz or .tar.xz archive: "
     "README, index with a second count per instance, corpus, SHA256SUMS (pmc only).",
@@ -119,6 +120,7 @@ shared = shared_options("export")
 @click.option(
     "--grades",
     "runs",
+    metavar="RUNS",
     type=click.Path(dir_okay=False),
     multiple=True,
     help="--package: runs.jsonl of mscsp bench --out on the same positions (any number), "
@@ -132,7 +134,8 @@ shared = shared_options("export")
 @shared(
     "--overwrite",
     help="Replace an earlier export in --out: only the files its index.jsonl lists are "
-    "removed; anything else named like an instance there is refused.",
+    "removed; anything else named like an instance there is refused. With --package, "
+    "also replace the archive.",
 )
 @shared("--progress")
 @shared("--json")
