@@ -9,9 +9,11 @@ counter built just that, on the positions of a corpus that no backend of ours co
 ``k``, and every group's row) under the same limit: of ours, the one that counts the widest
 lattices (``dss``'s layers there run to gigabytes).
 
-For each position: its largest component, the instance of ``k = round(density x cells)``
-mines (the board's mine density; what ``mscsp export`` writes), each counter in its own
-process group killed at ``--time-limit``. Prints one line per position and counter.
+For each position: its largest component, and the instance (as ``mscsp export`` writes it)
+of ``k = round(left x cells / covered)`` mines, the component's share of the mines left (a
+lattice's one component holds almost every covered cell: ``k`` is the position's own),
+given to each counter in its own process group, killed at ``--time-limit``. Prints one line
+per position and counter.
 
     MSCSP_COUNTERS=/tmp/counters/bin python bench/solvers/real_counters.py --time-limit 60
 
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mscsp.backends import get_backend
-from mscsp.board import parse_board
+from mscsp.board import COVERED, FLAG, parse_board
 from mscsp.constraints import build_system
 from mscsp.errors import SolverLimitError
 from mscsp.formats.dimacs import write
@@ -101,7 +103,8 @@ def one_position(row: dict, found: list[Peer], limit: float) -> None:
     whole with ``mdd``; prints a line each."""
     board = parse_board(row["board"])
     component = max(reduce_system(build_system(board)).components, key=lambda c: c.n_cells)
-    k = round(board.mines / board.cells.size * component.n_cells)
+    flags, covered = (int((board.cells == code).sum()) for code in (FLAG, COVERED))
+    k = round((board.mines - flags) * component.n_cells / covered)
     head = f"{row['name']}: {component.n_cells} cells, {component.n_groups} groups, k={k}"
     start = time.perf_counter()
     try:
@@ -117,8 +120,7 @@ def one_position(row: dict, found: list[Peer], limit: float) -> None:
             outcome = run_program([*peer.command, str(path)], timeout=limit)
             found = ANSWER.findall((outcome.value or b"").decode(errors="replace"))
             said = "limit" if outcome.status == LIMIT else (found[-1] if found else "no count")
-            peak = "" if outcome.peak_mb is None else f", peak {outcome.peak_mb:.0f} MiB"
-            print(f"{head}: {peer.name} {outcome.seconds:.2f} s{peak}, {said}", flush=True)
+            print(f"{head}: {peer.name} {outcome.seconds:.2f} s, {said}", flush=True)
 
 
 if __name__ == "__main__":
