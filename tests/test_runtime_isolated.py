@@ -228,3 +228,39 @@ def test_a_worker_starts_from_a_daemonic_process() -> None:
     # bench spread over processes starts its isolated workers there.
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         assert pool.apply(in_a_daemon) == (OK, "from a daemon")
+
+
+def test_a_program_does_not_outlive_the_process_that_runs_it(tmp_path: Path) -> None:
+    """The program leads a session of its own (out of reach of Ctrl-C on ours), so it must
+    die with the process running it, or a killed run would leave a counter running."""
+    import signal
+    import subprocess
+
+    pid_file = tmp_path / "pid"
+    program_code = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid()))"
+    runner = (
+        "import sys\n"
+        "from mscsp.runtime.isolated import run_program\n"
+        "run_program([sys.executable, '-c', sys.argv[1] + '; time.sleep(60)', sys.argv[2]])\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", runner, program_code, str(pid_file)])
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    program = int(pid_file.read_text())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(program, 0)
+        except ProcessLookupError:
+            break
+        # (a zombie until init collects it counts as gone)
+        state = Path(f"/proc/{program}/stat").read_text().split(") ")[-1][:1]
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(program, signal.SIGKILL)
+        raise AssertionError("the program outlived the process that ran it")

@@ -328,14 +328,21 @@ def _wait(
 
 
 def _caps(memory_mb: int | None, max_output: int) -> Callable[[], None]:
-    """What runs in a program's process before it starts: its files capped at
-    ``max_output`` bytes, its data segment at the backstop of a ``memory_mb`` MiB limit."""
+    """What runs in a program's process before it starts: killed when this process dies,
+    its files capped at ``max_output`` bytes, its data segment at the backstop of a
+    ``memory_mb`` MiB limit."""
     # (computed here: the function below runs between fork and exec, where it must not read
     # files or allocate much)
     data = None if memory_mb is None else backstop_mb(memory_mb) * 2**20
+    parent = os.getpid()
+    load_prctl()  # (loaded here: the child only calls it)
 
     def apply() -> None:
         import resource
+
+        # Killed if this process dies (a Ctrl-C'd or killed run leaves no counter behind:
+        # the program leads a session of its own, out of reach of this one's group).
+        die_with_parent(parent)
 
         caps = [(resource.RLIMIT_FSIZE, max_output)]
         if data is not None:
