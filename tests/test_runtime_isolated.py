@@ -251,16 +251,18 @@ def test_a_program_does_not_outlive_the_process_that_runs_it(tmp_path: Path) -> 
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(program, 0)
-        except ProcessLookupError:
-            break
-        # (a zombie until init collects it counts as gone)
-        state = Path(f"/proc/{program}/stat").read_text().split(") ")[-1][:1]
-        if state == "Z":
-            break
+    while _alive(program) and time.monotonic() < deadline:
         time.sleep(0.05)
-    else:
+    outlived = _alive(program)
+    if outlived:
         os.kill(program, signal.SIGKILL)
-        raise AssertionError("the program outlived the process that ran it")
+    assert not outlived, "the program outlived the process that ran it"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie waiting for init to collect it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.split(") ")[-1][:1] != "Z"
