@@ -7,10 +7,12 @@ Screenshots of the analyse and play views are written to the test's temporary di
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from fractions import Fraction
 
 import numpy as np
@@ -43,15 +45,14 @@ if CHROMIUM is None or CHROMEDRIVER is None:
 WAIT = 30  # seconds any one page update may take on a loaded 2-core machine
 
 
-@pytest.fixture(scope="module")
-def base_url():
-    """The analyser served by uvicorn in a thread on 127.0.0.1, stopped after the module."""
+@contextlib.contextmanager
+def served(limits: Limits) -> Iterator[str]:
+    """The analyser under ``limits``, served by uvicorn in a thread on 127.0.0.1 (an
+    ephemeral port): its base URL, the server stopped afterwards."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(Limits(time_limit=20), allowed_hosts=["127.0.0.1"]), log_level="warning"
-    )
+    config = uvicorn.Config(create_app(limits, allowed_hosts=["127.0.0.1"]), log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -60,10 +61,19 @@ def base_url():
             break
         time.sleep(0.1)
     assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=20)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    """The analyser with a 20 s limit per request, stopped after the module."""
+    with served(Limits(time_limit=20)) as url:
+        yield url
 
 
 def solved(driver) -> int:

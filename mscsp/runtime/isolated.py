@@ -74,8 +74,8 @@ def run_function(
         function: Runs in the child as it is (not pickled); its answer must pickle.
         *args: Its arguments.
         timeout: Wall-clock seconds (``None``: no limit).
-        memory_mb: MiB the child and its descendants may hold resident beyond what this
-            process holds when it forks (``None``: no limit of its own, the parent's
+        memory_mb: MiB the child and its descendants may hold resident beyond what the
+            child holds when it starts (``None``: no limit of its own, the parent's
             backstop).
 
     Returns:
@@ -93,18 +93,20 @@ def run_function(
     # JAX warns at every fork that its threads may deadlock the child; ours never runs JAX
     # code (nor any of the parent's threads' locks). The filter matches this module only.
     warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning, __name__)
-    # The child starts out holding what this process holds: its budget is on top of that.
-    held = resident_mb() if memory_mb is not None else None
     read, write = os.pipe()
+    # With a memory limit, the child waits on ``go`` until its budget is taken.
+    go = os.pipe() if memory_mb is not None else None
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read)
-        _child(parent, write, function, args, memory_mb)
+        if go is not None:
+            os.close(go[1])
+        _child(parent, write, go and go[0], function, args, memory_mb)
     os.close(write)
     with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
         os.setpgid(pid, pid)
-    watch = None if held is None else Resident.start(pid, held + memory_mb)
+    watch = None if go is None else _budget(pid, go, memory_mb)
     try:
         waited, data = _read_until(read, end, watch)
     finally:
@@ -124,15 +126,43 @@ def run_function(
     return Outcome(OK if done else RAISED, value, seconds, cpu, peak)
 
 
+def _budget(pid: int, go: tuple[int, int], memory_mb: int) -> Resident | None:
+    """The sampler of a forked child held at its start, under a budget of ``memory_mb`` MiB
+    above what it holds there; then lets it go.
+
+    Its start is measured, not this process's: a fork copies only the page table entries
+    of this process's anonymous memory, so the child starts out holding those pages (shared
+    until written) but none of the file pages this process holds (its libraries: hundreds
+    of MiB once JAX is loaded), which it faults in as it touches them."""
+    read, write = go
+    os.close(read)
+    try:
+        start = resident_mb(pid)
+        return None if start is None else Resident.start(pid, start + memory_mb)
+    finally:
+        with contextlib.suppress(OSError):  # (a child that died early reads no go)
+            os.write(write, b"g")
+        os.close(write)
+
+
 def _child(
-    parent: int, write: int, function: Callable[..., Any], args: tuple, memory_mb: int | None
+    parent: int,
+    write: int,
+    go: int | None,
+    function: Callable[..., Any],
+    args: tuple,
+    memory_mb: int | None,
 ) -> None:
-    """Runs in the forked child: the call, its result down the pipe, then ``os._exit``."""
+    """Runs in the forked child: waits for ``go`` (where given), the call, its result down
+    the pipe, then ``os._exit``."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped at once if signalled
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
         die_with_parent(parent)
+        if go is not None:
+            os.read(go, 1)  # (the parent has taken the budget; EOF: it died, and so do we)
+            os.close(go)
         os.closerange(3, write)
         os.closerange(write + 1, os.sysconf("SC_OPEN_MAX"))
         null = os.open(os.devnull, os.O_WRONLY)
