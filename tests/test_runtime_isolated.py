@@ -159,6 +159,14 @@ def jobs() -> object:
             return hold(arg)
         if kind == "exit":
             os._exit(arg)
+        if kind == "litter":  # temporary files of its own and of a program it starts
+            import subprocess
+            import tempfile
+
+            folder = tempfile.mkdtemp()
+            code = f"import tempfile, time; tempfile.mkstemp(); time.sleep({arg})"
+            subprocess.run([sys.executable, "-c", code], timeout=arg + 60)
+            return folder
         return arg
 
     return handle
@@ -182,6 +190,22 @@ def test_a_worker_keeps_its_state_and_is_replaced_past_a_limit() -> None:
         assert worker.call(("calls", None), timeout=60).value == 1  # a fresh one
     finally:
         worker.close()
+
+
+def test_a_worker_killed_at_its_limit_leaves_no_temporary_files() -> None:
+    worker = Worker(jobs)
+    try:
+        folder = Path(worker.call(("litter", 0.0)).value)
+        scratch = folder.parent
+        assert folder.is_dir() and scratch.name.startswith("worker-")
+        assert len(list(scratch.iterdir())) == 2  # its folder and its program's file
+        assert worker.call(("litter", 60), timeout=3).status == LIMIT
+        assert not scratch.exists()
+        second = Path(worker.call(("litter", 0.0)).value).parent
+        assert second != scratch and second.is_dir()
+    finally:
+        worker.close()
+    assert not second.exists()
 
 
 def test_a_worker_out_of_memory_or_dead_is_replaced() -> None:

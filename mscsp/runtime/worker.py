@@ -25,9 +25,11 @@ corruption``) comes back as the last line of its call's outcome
 from __future__ import annotations
 
 import abc
+import atexit
 import contextlib
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +37,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -58,6 +61,8 @@ from .child import (
 from .memlimit import MEMORY_EXIT, peak_mb, reset_peak, set_ceiling
 from .resident import LATE, OVER, Resident, Waited, resident_mb, wait_for
 
+#: The environment variable naming the folder workers keep their scratch folders in.
+SCRATCH_ROOT = "MSCSP_SCRATCH"
 #: What a worker sends once it is set up (with the CPU seconds it has used so far).
 READY = "ready"
 #: How long a worker that closed its pipe is given to be collected before it is killed.
@@ -81,6 +86,7 @@ def serve(
     memory_mb: int | None,
     nice: int,
     parent: int | None,
+    scratch: str | None = None,
 ) -> None:
     """A worker's life: set up, then answer each job until ``None`` or the pipe's end.
 
@@ -93,6 +99,9 @@ def serve(
         memory_mb: MiB it may allocate beyond what it holds once set up (``None``: any).
         nice: How much to lower its scheduling priority.
         parent: The parent's process id, to die with (``None``: not asked).
+        scratch: The folder its temporary files go to (``None``: the system's), its own
+            and its programs' (``TMPDIR``): the parent removes it once the worker has
+            ended, so that a worker killed at a limit leaves no files behind.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     with contextlib.suppress(AttributeError, OSError):  # (no process groups on Windows)
@@ -101,6 +110,8 @@ def serve(
         die_with_parent(parent)
     if nice:
         os.nice(nice)
+    if scratch is not None:
+        tempfile.tempdir = os.environ["TMPDIR"] = scratch
     try:
         try:
             handle = setup()
@@ -143,6 +154,14 @@ class _Child(abc.ABC):
         self.lock = threading.Lock()
         self.exit_code: int | None = None
         self.usage: Any = None
+        #: Its temporary files' folder (see :func:`serve`), removed once it has ended.
+        self.scratch: str | None = None
+
+    def _ended(self) -> None:
+        """Removes its scratch folder: made here, written by it alone, and it has ended."""
+        scratch, self.scratch = self.scratch, None
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def kill(self) -> None:
         """Kills it and its group, without waiting."""
@@ -212,6 +231,7 @@ class _Spawned(_Child):
                             self.last_words = _last_written(self.errors)
                             os.close(self.errors)
                             self.errors = None
+                        self._ended()
                         break
                     if time.monotonic() >= end:
                         break
@@ -253,6 +273,8 @@ class _Forked(_Child):
     def collect(self, timeout: float | None = None) -> int | None:
         self.process.join(timeout)
         self.exit_code = self.process.exitcode
+        if self.exit_code is not None:
+            self._ended()
         return self.exit_code
 
 
@@ -297,11 +319,17 @@ class Worker:
         with self.lock:
             if self.child is None:
                 if self.context is None:
-                    message = (self.setup, self.memory_mb, self.nice, os.getpid())
-                    self.child = _Spawned(message)
+                    parent: int | None = os.getpid()
+                    start: Callable[[tuple], _Child] = _Spawned
                 else:
-                    message = (self.setup, self.memory_mb, self.nice, None)
-                    self.child = _Forked(self.context, message)
+                    parent, start = None, partial(_Forked, self.context)
+                scratch = tempfile.mkdtemp(prefix="worker-", dir=_scratch_root())
+                try:
+                    self.child = start((self.setup, self.memory_mb, self.nice, parent, scratch))
+                except BaseException:
+                    shutil.rmtree(scratch, ignore_errors=True)
+                    raise
+                self.child.scratch = scratch
             return self.child
 
     def call(
@@ -445,6 +473,29 @@ class Worker:
         """The running process's id, if one is started."""
         child = self.child
         return None if child is None else child.pid
+
+
+def _scratch_root() -> str:
+    """The folder the workers of this process tree make their scratch folders in.
+
+    Made by the first process of the tree that starts a worker, named to its descendants
+    by :data:`SCRATCH_ROOT` (a pool's processes start workers too), and removed when that
+    process exits: a worker whose own process was killed (a pool's, at Ctrl-C) leaves
+    nothing behind. A folder named there by the environment is used, never removed.
+    """
+    root = os.environ.get(SCRATCH_ROOT)
+    if root is None or not os.path.isdir(root):
+        root = tempfile.mkdtemp(prefix="mscsp-")
+        os.environ[SCRATCH_ROOT] = root
+        atexit.register(_remove_root, root, os.getpid())
+    return root
+
+
+def _remove_root(root: str, maker: int) -> None:
+    """Removes the scratch root ``root`` at exit, in the process that made it only (a
+    forked child inherits the exit handler, not the folder)."""
+    if os.getpid() == maker:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _appended() -> int:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..board import COVERED, FLAG, Board
+from ..players import best
 from ..players.base import Cell, neighbours
 from ..probabilities import Solution
 
@@ -81,31 +82,24 @@ def dead_cells(
     """The undecided covered cells whose number is the same in every layout where they are
     safe, row-major.
 
-    A cell with no undecided neighbour, or whose undecided neighbours are exactly those of a
-    revealed number (it apart), is dead without a count. Otherwise its possible numbers are
-    tried with ``what_if``, the likeliest first, until two are possible (it lives) or none
-    is left (it is dead). ``check`` is called before each cell (it raises to stop).
+    A cell the engine finds dead without a count (:func:`mscsp.players.best.dead_cells`: no
+    unknown neighbour, or exactly the unknown neighbours of a revealed number) is dead.
+    Otherwise its possible numbers are tried with ``what_if``, the likeliest first, until
+    two are possible (it lives) or none is left (it is dead). ``check`` is called before
+    each cell (it raises to stop).
     """
     pos = _Position(board, solution)
+    undecided = pos.undecided_cells()
+    mines = board.cells == FLAG
+    for cell in solution.mines:
+        mines[cell] = True
+    fixed = best.dead_cells(board.cells, mines, undecided)
     dead = []
-    for cell in pos.undecided_cells():
+    for cell, known in zip(undecided, fixed, strict=True):
         check()
-        if _fixed_number(pos, cell) or len(_possible_numbers(pos, cell, what_if, 2)) < 2:
+        if known or len(_possible_numbers(pos, cell, what_if, 2)) < 2:
             dead.append(cell)
     return dead
-
-
-def _fixed_number(pos: _Position, cell: Cell) -> bool:
-    """Whether the undecided neighbours of ``cell`` hold a known number of mines: there are
-    none, or they are the undecided neighbours of one revealed number (``cell`` apart)."""
-    open_ = pos.open_around(cell, but=cell)
-    if not open_:
-        return True
-    anchor = min(open_)
-    for w in pos.around(anchor):
-        if pos.board.cells[w] >= 0 and pos.open_around(w, but=cell) == open_:
-            return True
-    return False
 
 
 def _possible_numbers(pos: _Position, cell: Cell, what_if: WhatIf, enough: int) -> list[int]:
