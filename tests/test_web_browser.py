@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,15 +46,19 @@ if CHROMIUM is None or CHROMEDRIVER is None:
 WAIT = 30  # seconds any one page update may take on a loaded 2-core machine
 
 
+def analyser(limits: Limits) -> Any:
+    """The analyser app under ``limits``, answering requests to 127.0.0.1."""
+    return create_app(limits, allowed_hosts=["127.0.0.1"])
+
+
 @contextlib.contextmanager
-def served(limits: Limits) -> Iterator[str]:
-    """The analyser under ``limits``, served by uvicorn in a thread on 127.0.0.1 (an
-    ephemeral port): its base URL, the server stopped afterwards."""
+def served(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on 127.0.0.1 (an ephemeral port): its base
+    URL, the server stopped afterwards."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(limits, allowed_hosts=["127.0.0.1"]), log_level="warning")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     for _ in range(200):  # up to about 20 s
@@ -72,7 +77,7 @@ def served(limits: Limits) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def base_url():
     """The analyser with a 20 s limit per request, stopped after the module."""
-    with served(Limits(time_limit=20)) as url:
+    with served(analyser(Limits(time_limit=20))) as url:
         yield url
 
 

@@ -22,7 +22,7 @@ from mscsp.web.service import ApiError, Limits, solve_request
 def base_url():
     """The analyser with a 3 s limit per request: the count of :data:`HARD` stops (it took
     dss 9 s alone here), and the estimate has the second half."""
-    with browser.served(Limits(time_limit=3)) as url:
+    with browser.served(browser.analyser(Limits(time_limit=3))) as url:
         yield url
 
 

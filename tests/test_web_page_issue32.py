@@ -12,10 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
-import threading
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -37,47 +33,21 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from test_web_browser import (  # noqa: E402
     WAIT,
+    analyser,
     assert_heat_map_is,
     dom_cells,
     expert_position,
     open_page,
     paste,
+    served,
     solved,
-    uvicorn,
     wait_solved,
 )
 
-from mscsp.web.app import create_app  # noqa: E402
 from mscsp.web.service import Limits, marks_request, suggest_request  # noqa: E402
 
 #: Seconds the slow server holds /api/meta: longer than a replay takes to be rated.
 META_DELAY = 6.0
-
-
-@contextmanager
-def serve(app):
-    """``app`` served by uvicorn in a thread on 127.0.0.1 (an ephemeral port)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(200):  # up to about 20 s
-        if server.started:
-            break
-        time.sleep(0.1)
-    assert server.started, "the server did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
-        sock.close()
-
-
-def analyser():
-    return create_app(Limits(time_limit=20), allowed_hosts=["127.0.0.1"])
 
 
 class SlowMeta:
@@ -96,7 +66,7 @@ class SlowMeta:
 
 @pytest.fixture(scope="module")
 def base_url():
-    with serve(analyser()) as url:
+    with served(analyser(Limits(time_limit=20))) as url:
         yield url
 
 
@@ -318,7 +288,7 @@ def test_a_replay_opened_before_the_page_has_loaded(driver, tmp_path):
     rating = rate_replay(read_replay(data, "game.evf"))
     path = tmp_path / "game.evf"
     path.write_bytes(data)
-    with serve(SlowMeta(analyser(), META_DELAY)) as url:
+    with served(SlowMeta(analyser(Limits(time_limit=20)), META_DELAY)) as url:
         driver.get("about:blank")
         driver.get(url + "/")  # the page is up; its metadata is not
         assert not driver.find_elements(By.CSS_SELECTOR, "#backend option")  # not yet
