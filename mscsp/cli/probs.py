@@ -23,7 +23,7 @@ from ..explain import explain, parse_cells
 from ..policy.fallback import COMMAND, check_fallback, fallback_record
 from ..policy.limits import both_stopped
 from ..probabilities import Solution
-from ..screen import FLAGS_NOTE, MODEL_ENV, read_screenshot
+from ..screen import FLAGS_NOTE, read_screenshot
 from ..screen.image import MAX_IMAGE_BYTES
 from ..trust.inputs import read_bounded
 from .options import reports_errors
@@ -89,14 +89,7 @@ def read_board_text(path: str | None) -> bytes:
     "replay extra): the board read is shown to check against the screen, cells it cannot "
     "read are marked # and get no odds (JSON key 'image').",
 )
-@click.option(
-    "--obr-model",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="PATH",
-    help=f"The recogniser's model params.onnx (from ms_toollib's repository); default: "
-    f"${MODEL_ENV}.",
-)
+@shared("--obr-model")
 @click.option(
     "--fallback",
     metavar="ESTIMATOR",

@@ -83,6 +83,11 @@ shared = shared_options("serve")
     help="Megabytes a request may hold resident in its worker process (above the worker's "
     "idle size; 0: no limit); past it, the request gets the memory-limit error.",
 )
+@shared(
+    "--obr-model",
+    help="Read screenshots pasted or dropped on the page with this model of ms_toollib's "
+    "recogniser (params.onnx; default: $MSCSP_OBR_MODEL; without either, none is read).",
+)
 @reports_errors
 def serve(
     host: str,
@@ -95,6 +100,7 @@ def serve(
     max_cells: int,
     workers: int,
     memory_limit: int,
+    obr_model: str | None,
 ) -> None:
     """Serve the web analyser: paste or draw a board, see the exact odds, play a game.
 
@@ -114,6 +120,7 @@ def serve(
     if not host:
         raise InvalidInputError("--host must not be empty")
     allowed = tuple(dict.fromkeys(check_operator_name(spec) for spec in allow_backends))
+    model = _recogniser_model(obr_model)
     limits = Limits(
         # 0 is no limit, as everywhere: the longest limit any option takes.
         time_limit=time_limit or MAX_TIME_LIMIT,
@@ -121,6 +128,7 @@ def serve(
         workers=workers,
         memory_mb=memory_limit or None,
         allowed_names=allowed,
+        obr_model=model,
     )
     sock = _listen(host, port)
     port = sock.getsockname()[1]
@@ -177,3 +185,19 @@ def _listen(host: str, port: int) -> socket.socket:
     except OSError as exc:
         raise InvalidInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
+
+
+def _recogniser_model(given: str | None) -> str | None:
+    """The screenshot recogniser's model the server reads with: ``--obr-model``'s, else
+    ``$MSCSP_OBR_MODEL``'s (``None``: neither names one, and no screenshot is read).
+
+    Raises:
+        BackendUnavailableError: A model is named but ms_toollib is missing, or the file is
+            not there: said at start, not at the first screenshot.
+    """
+    from ..screen import MODEL_ENV
+    from ..screen.obr import require
+
+    if given is None and not os.environ.get(MODEL_ENV):
+        return None
+    return str(require(given))

@@ -21,6 +21,7 @@ import click
 from ..backends import BACKENDS, DEFAULT_BACKEND
 from ..game import PRESETS, FirstClick
 from ..runtime.executors import EXECUTORS
+from ..screen.obr import MODEL_ENV
 from .types import AsciiFloat, AsciiInt, ListOf, SizeType
 
 #: Largest ``--time-limit`` (seconds, about 11.6 days): every clock adds it to its start.
@@ -485,6 +486,21 @@ VOCABULARY: dict[str, SharedOption] = {
             {
                 "bench": Usage(shown="no cap"),
                 "play": Usage(shown="the strategy's, csp-limited: 100"),
+            },
+            shows_metavar=True,
+        ),
+        SharedOption(
+            "--obr-model",
+            "PATH",
+            "the screenshot recogniser's model (ms_toollib's params.onnx), named at the "
+            "keyboard: a request to serve sends only the image",
+            click.Path(dir_okay=False),
+            None,
+            "The screenshot recogniser's model params.onnx (from ms_toollib's repository); "
+            f"default: ${MODEL_ENV}.",
+            {
+                "probs": Usage(shown=f"${MODEL_ENV}"),
+                "serve": Usage(shown=f"${MODEL_ENV}; without either, no screenshot is read"),
             },
             shows_metavar=True,
         ),

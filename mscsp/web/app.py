@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import MscspError
 from ..trust.hosts import HostAllowList
+from .image_api import image_request
 from .pool import WorkerPool, prepare
 from .replay_api import Upload, replay_request
 from .service import (
@@ -426,14 +427,20 @@ def create_app(
         allowed_hosts = HostAllowList(frozenset(name.lower() for name in allowed_hosts))
     runner = Runner(limits)
 
-    def endpoint(handler: Handler, cost: Cost = Cost.LONG, read: Reader = read_json) -> Callable:
+    def endpoint(
+        handler: Handler,
+        cost: Cost = Cost.LONG,
+        read: Reader = read_json,
+        max_body: int = limits.max_body,
+    ) -> Callable:
         """The route of a ``POST`` handler; ``cost`` says where it runs (see :class:`Runner`),
-        ``read`` how its body is read (JSON, or an uploaded file)."""
+        ``read`` how its body of at most ``max_body`` bytes is read (JSON, or an uploaded
+        file)."""
 
         async def respond(request: Request) -> Response:
             arrived = time.monotonic()
             try:
-                body = await read(request, limits.max_body)
+                body = await read(request, max_body)
             except ApiError as exc:
                 return _error_response(exc)
             # (Encoded where it was answered: a large answer costs the event loop nothing.)
@@ -485,6 +492,11 @@ def create_app(
             Route("/api/explain", endpoint(explain_request, Cost.TIMED), methods=["POST"]),
             Route("/api/marks", endpoint(marks_request, Cost.TIMED), methods=["POST"]),
             Route("/api/replay", endpoint(replay_request, read=read_upload), methods=["POST"]),
+            Route(
+                "/api/read-image",
+                endpoint(image_request, read=read_upload, max_body=limits.max_image),
+                methods=["POST"],
+            ),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,

@@ -92,6 +92,9 @@ class Limits:
             the built-in ones (``mscsp serve --allow-backend``): a program or a checkpoint
             path, usable by a request that sends exactly that name
             (:func:`mscsp.policy.names.check_request_name`).
+        obr_model: The screenshot recogniser's model file, named by the server's operator
+            (``mscsp serve --obr-model``; ``None``: screenshots are not read).
+        max_image: Largest screenshot in bytes (``/api/read-image``'s body).
     """
 
     max_body: int = 256 * 1024
@@ -103,6 +106,8 @@ class Limits:
     bounded: bool = False
     attempt: float | None = None
     allowed_names: tuple[str, ...] = ()
+    obr_model: str | None = None
+    max_image: int = 8 * 2**20
 
 
 class Cost(Enum):
@@ -1046,7 +1051,10 @@ def meta(limits: Limits) -> dict[str, Any]:
             "max_body": limits.max_body,
             "max_cells": limits.max_cells,
             "time_limit": limits.time_limit,
+            "max_image": limits.max_image,
         },
+        # Whether a screenshot pasted or dropped on the page is read (/api/read-image).
+        "reads_images": limits.obr_model is not None,
         "palette": palette(),
         "example": resources.files("mscsp.data").joinpath("example.txt").read_text("utf-8"),
     }
