@@ -69,16 +69,13 @@ def _covered_around(i, numbers, state, rows, cols, out):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
-    """Whether the one-number rule (and, with ``use_pairs``, the two-number rules) opens
-    every safe cell of the layout ``mine`` (flat bools) from ``start`` (a flat index)."""
+def layout_numbers(mine, rows, cols):  # pragma: no cover
+    """Each cell's number (its neighbouring mines), -1 on a mine, of the layout ``mine``."""
     n = rows * cols
     numbers = np.zeros(n, np.int64)
-    total = 0
     for i in range(n):
         if mine[i]:
             numbers[i] = -1
-            total += 1
             continue
         r, c = i // cols, i % cols
         k = 0
@@ -88,10 +85,40 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
                 if (dr or dc) and _inside(rr, cc, rows, cols) and mine[rr * cols + cc]:
                     k += 1
         numbers[i] = k
-    goal = n - total
-    state = np.zeros(n, np.int8)  # 0 unknown, 1 open, 2 known mine
-    stack = np.empty(n, np.int64)
+    return numbers
+
+
+@njit(cache=True, nogil=True)
+def settle(safe, mines, numbers, state, rows, cols, stack):  # pragma: no cover
+    """Opens the cells ``safe`` (flat indices; a zero opens its region) and marks the cells
+    ``mines``; the cells opened."""
+    opened = 0
+    for cell in safe:
+        opened += _open(cell, numbers, state, rows, cols, stack)
+    for cell in mines:
+        if state[cell] == 0:
+            state[cell] = 2
+    return opened
+
+
+@njit(cache=True, nogil=True)
+def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
+    """Whether the one-number rule (and, with ``use_pairs``, the two-number rules) opens
+    every safe cell of the layout ``mine`` (flat bools) from ``start`` (a flat index)."""
+    numbers = layout_numbers(mine, rows, cols)
+    goal = rows * cols - mine.sum()
+    state = np.zeros(rows * cols, np.int8)  # 0 unknown, 1 open, 2 known mine
+    stack = np.empty(rows * cols, np.int64)
     opened = _open(start, numbers, state, rows, cols, stack)
+    return advance(numbers, state, opened, goal, rows, cols, use_pairs, stack) >= goal
+
+
+@njit(cache=True, nogil=True)
+def advance(numbers, state, opened, goal, rows, cols, use_pairs, stack):  # pragma: no cover
+    """Plays the one-number rule (and, with ``use_pairs``, the two-number rules) on from
+    ``state`` (0 unknown, 1 open, 2 known mine; changed in place) until every safe cell is
+    open or no rule settles a cell; the cells open then (``opened``: those open before)."""
+    n = rows * cols
     unknown = np.empty(8, np.int64)
     ua = np.empty(8, np.int64)
     ub = np.empty(8, np.int64)
@@ -115,7 +142,7 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
         if progress or opened >= goal:
             continue
         if not use_pairs:
-            return False
+            return opened
         # Two numbers: the first pair that settles a cell, then the one-number sweep again.
         for a in range(n):
             if state[a] != 1 or numbers[a] <= 0:
@@ -186,10 +213,14 @@ def cheap_solves(mine, rows, cols, start, use_pairs):  # pragma: no cover
             if progress:
                 break
         if not progress:
-            return False
-    return True
+            return opened
+    return opened
 
 
 def warm() -> None:
-    """Compiles (or loads) the pass once, on a tiny board."""
-    cheap_solves(np.zeros(9, np.bool_), 3, 3, 0, True)
+    """Compiles (or loads) the pass and the dry run's pieces once, on a tiny board."""
+    mine = np.zeros(9, np.bool_)
+    cheap_solves(mine, 3, 3, 0, True)
+    numbers, state, stack = layout_numbers(mine, 3, 3), np.zeros(9, np.int8), np.empty(9, np.int64)
+    opened = settle(np.array([0]), np.empty(0, np.int64), numbers, state, 3, 3, stack)
+    advance(numbers, state, opened, 9, 3, 3, True, stack)

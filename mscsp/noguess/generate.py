@@ -16,9 +16,10 @@ rule as one step of the certificate:
 A try whose position has no certain cell left is stuck: the layout is drawn again. Most
 tries fail a few steps after the opening, so the work on a layout grows only as it
 survives: a compiled pass (:mod:`._filter`, numba) plays rules (1) and (2) first, in tens
-of microseconds; a layout they do not solve is decided by a dry run, where each exact solve
-settles every certain cell at once; only a layout kept is played again to write its steps,
-the forcing sets (the costly part) included.
+of microseconds; a layout they do not solve is decided by a dry run, the same compiled rules
+until they are stuck and then one exact solve that settles every certain cell at once, and
+so on; only a layout kept is played again, in Python, to write its steps, the forcing sets
+(the costly part) included.
 
 Why rejection and not repair (moving mines where the solver is stuck): every board is then
 a plain uniform draw among the layouts the rules solve, which players and the comparison
@@ -242,11 +243,8 @@ def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
 class _Play:
     """One try: what is known of a layout, and the steps that made it known."""
 
-    def __init__(self, gen: Generator, numbers: list[int], explain: bool = True):
+    def __init__(self, gen: Generator, numbers: list[int]):
         self.gen = gen
-        #: Whether the exact stage writes steps (forcing sets); without it every certain
-        #: cell is settled at once, unexplained: a dry run that only decides the layout.
-        self.explain = explain
         self.numbers = numbers
         n = len(numbers)
         self.state = [0] * n  # 0 covered and unknown, 1 open, 2 known mine
@@ -391,11 +389,6 @@ class _Play:
         certain = [(c, v) for c, v in certain if state[c[0] * gen.cols + c[1]] == 0]
         if not certain:
             return False
-        if not self.explain:
-            index = [(r * gen.cols + c, v) for (r, c), v in certain]
-            safe = tuple(i for i, v in index if v == "safe")
-            self.apply(Step((), safe, tuple(i for i, v in index if v == "mine"), rule="dry"))
-            return True
         position = _Position(board)
         budget = gen.settings.max_total_steps
         fallback: Step | None = None
@@ -502,7 +495,9 @@ class Generator:
         flat = np.zeros(self.rows * self.cols, dtype=np.bool_)
         flat[chosen] = True
         if self._filter is not None:
-            cheap = self._filter(flat, self.rows, self.cols, r * self.cols + c, self._pairs)
+            cheap = self._filter.cheap_solves(
+                flat, self.rows, self.cols, r * self.cols + c, self._pairs
+            )
             if not cheap and not self._exact:
                 return None  # (the Python rules below would be stuck just the same)
         grid = flat.reshape(self.rows, self.cols)
@@ -510,14 +505,12 @@ class Generator:
         bv3 = three_bv(numbers, self.nbrs)
         if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
             return None
-        if self._exact and self._filter is not None and not cheap:
-            # The rules alone are stuck somewhere: decide the layout by a dry run (the exact
-            # solve settles every certain cell at once) before writing forcing sets, the
-            # costly part, for a layout that may well be stuck later.
-            dry = _Play(self, numbers, explain=False)
-            dry.reveal(r * self.cols + c)
-            if not dry.solve():
-                return None
+        # The rules alone are stuck somewhere: decide the layout by a dry run (the exact
+        # solve settles every certain cell at once) before writing forcing sets, the
+        # costly part, for a layout that may well be stuck later.
+        stuck = self._exact and self._filter is not None and not cheap
+        if stuck and not self._dry_run(flat, r * self.cols + c):
+            return None
         play = _Play(self, numbers)
         play.reveal(r * self.cols + c)
         if not play.solve():
@@ -535,6 +528,47 @@ class Generator:
             bv3,
             steps,
         )
+
+    def _dry_run(self, flat: np.ndarray, start: int) -> bool:
+        """Whether the rules and the exact stage open every safe cell of the layout
+        ``flat`` from ``start``: the compiled rules to where they are stuck, then one exact
+        solve that settles every certain cell at once, and so on. What :class:`_Play`
+        decides without writing steps: the cells certain at a point only grow as cells are
+        settled, so the order of the rules changes no answer."""
+        from ..board import COVERED, FLAG, Board
+        from ..solver import solve
+
+        compiled, rows, cols = self._filter, self.rows, self.cols
+        numbers = compiled.layout_numbers(flat, rows, cols)
+        state = np.zeros(rows * cols, np.int8)
+        stack = np.empty(rows * cols, np.int64)
+        goal = rows * cols - self.settings.mines
+        none = np.empty(0, np.int64)
+        opened = compiled.settle(np.array([start]), none, numbers, state, rows, cols, stack)
+        while True:
+            opened = compiled.advance(numbers, state, opened, goal, rows, cols, self._pairs, stack)
+            if opened >= goal:
+                return True
+            cells = np.where(state == 1, numbers, np.where(state == 2, FLAG, COVERED))
+            try:
+                solution = solve(
+                    Board(cells.astype(np.int8).reshape(rows, cols), self.settings.mines)
+                )
+            except (SolverLimitError, InconsistentBoardError):
+                return False
+            safe = [r * cols + c for r, c in solution.safe if state[r * cols + c] == 0]
+            mines = [r * cols + c for r, c in solution.mines if state[r * cols + c] == 0]
+            if not safe and not mines:
+                return False
+            opened += compiled.settle(
+                np.array(safe, np.int64),
+                np.array(mines, np.int64),
+                numbers,
+                state,
+                rows,
+                cols,
+                stack,
+            )
 
     def next_board(self) -> Generated:
         """The next board that needs no guess.
@@ -559,14 +593,14 @@ class Generator:
 
 
 def _compiled_filter() -> Any:
-    """The compiled first pass of :mod:`._filter`, or ``None`` without numba (then every
-    layout is played in Python: the same boards, more slowly)."""
+    """The compiled rules of :mod:`._filter` (its first pass and dry run), or ``None``
+    without numba (then every layout is played in Python: the same boards, more slowly)."""
     try:
-        from ._filter import cheap_solves, warm
+        from . import _filter
     except ImportError:
         return None
-    warm()
-    return cheap_solves
+    _filter.warm()
+    return _filter
 
 
 def _split(steps: list[Step]) -> Iterator[Step]:
