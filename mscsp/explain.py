@@ -178,7 +178,9 @@ def feasible(
         nodes[0] += 1
         if deadline is not None and nodes[0] % 4096 == 0:
             deadline.check()
-        if use_total and mines > pos.left:
+        # (With the total: too many mines already, or too few left to place even if every
+        # cell not yet decided held one; either way no layout of the total below here.)
+        if use_total and not 0 <= pos.left - mines <= others + len(variables) - i:
             return False
         if i == len(variables):
             return not use_total or 0 <= pos.left - mines <= others

@@ -27,7 +27,7 @@ from mscsp.constraints import Component, ComponentCount, build_system
 from mscsp.errors import InvalidInputError, SolverLimitError
 from mscsp.evaluation.families import lattice
 from mscsp.reduce import reduce_system
-from mscsp.runtime.deadline import Deadline, current
+from mscsp.runtime.deadline import Deadline, StepBudget, current
 
 #: Scheduling slack on top of the issue's ``T + 1`` s.
 SLACK = 0.5
@@ -218,6 +218,15 @@ def test_a_child_dies_with_its_parent(tmp_path: Path) -> None:
             break
         time.sleep(0.05)
     assert gone(child)
+
+
+def test_a_step_budget_stops_a_search_at_the_same_step_whatever_the_clock() -> None:
+    budget = StepBudget(2)
+    budget.check()
+    time.sleep(0.01)  # (time does not count)
+    budget.check()
+    with pytest.raises(SolverLimitError, match="budget of steps"):
+        budget.check()
 
 
 def test_applied_deadlines_nest_to_the_sooner() -> None:

@@ -39,10 +39,13 @@ from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..game import FirstClick, draw_mines, first_move, mine_candidates
 from .certificate import FORMAT, MAX_STEP_CELLS, MAX_STEP_NUMBERS, MAX_STEP_SETTLES, VERSION
 
-#: Seconds one forcing-set search may take before the generator tries another cell (the
-#: search is exact and exponential in the worst case; a board that needs such a step is
-#: hardly the board a player wants).
-EXPLAIN_SECONDS = 0.25
+#: How many of its checks (one per 4,096 nodes of a search) one forcing-set search may
+#: make before the generator tries another cell: about a quarter of a second here. The
+#: search is exact and exponential in the worst case, and a board that needs such a step is
+#: hardly the board a player wants. Counted in steps, not seconds, so that a seed gives the
+#: same boards on any machine and under any load (a clock once cut searches short on a
+#: loaded machine, and the boards of a seed changed).
+EXPLAIN_CHECKS = 64
 #: Certain cells the exact stage tries to explain before it calls the board stuck.
 EXPLAIN_TRIES = 6
 
@@ -375,7 +378,7 @@ class _Play:
         """One step by the exact forcing set of a certain cell; whether one was found."""
         from ..board import COVERED, FLAG, Board
         from ..explain import _Position, explain_cell
-        from ..runtime.deadline import Deadline
+        from ..runtime.deadline import StepBudget
         from ..solver import solve
 
         gen, state, numbers = self.gen, self.state, self.numbers
@@ -394,7 +397,7 @@ class _Play:
         fallback: Step | None = None
         for cell, value in certain[:EXPLAIN_TRIES]:
             try:
-                why = explain_cell(board, cell, value, Deadline(EXPLAIN_SECONDS), position)
+                why = explain_cell(board, cell, value, StepBudget(EXPLAIN_CHECKS), position)
             except SolverLimitError:
                 continue
             cited = tuple(sorted(r * gen.cols + c for r, c in why.numbers))

@@ -61,6 +61,30 @@ class Deadline:
             _APPLIED.reset(token)
 
 
+class StepBudget(Deadline):
+    """A budget counted in checks, not seconds: a search that calls :meth:`check` once per
+    so many steps stops after ``checks`` calls, at the same point on any machine and under
+    any load (a seeded generator then gives the same output everywhere).
+
+    Args:
+        checks: How many calls of :meth:`check` pass; the next one raises.
+    """
+
+    def __init__(self, checks: int):
+        super().__init__(None)
+        self.checks = checks
+
+    def check(self, ahead: float = 0.0) -> None:
+        """Counts one call; raises once the budget is spent.
+
+        Raises:
+            SolverLimitError: ``checks`` calls have passed already.
+        """
+        self.checks -= 1
+        if self.checks < 0:
+            raise SolverLimitError("the search used up its budget of steps")
+
+
 def current() -> Deadline | None:
     """The deadline applied by the solve in progress in this context, if any."""
     return _APPLIED.get()
