@@ -68,20 +68,22 @@ def layouts(preset: str, games: int, seed: int) -> list[str]:
     return lines
 
 
-def play_hill(classes: Path, lines: list[str], setting: str, workers: int) -> dict[int, bool]:
-    """Hill's result of each game, on ``workers`` JVMs (games dealt round-robin)."""
-    runs = [
-        subprocess.Popen(
-            ["java", "-cp", str(classes), "HillGames", setting],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(workers)
-    ]
-    for k, run in enumerate(runs):  # (each reads all its input before the first answer is read)
-        run.stdin.write("".join(line + "\n" for line in lines[k::workers]))
-        run.stdin.close()
+def play_hill(classes: Path, lines: list[str], setting: str, workers: int, out: Path) -> dict:
+    """Hill's result of each game, on ``workers`` JVMs (games dealt round-robin, each JVM
+    reading its games from a file: a pipe written here would feed them one after another)."""
+    runs = []
+    for k in range(workers):
+        games = out / f"layouts-{k}.txt"
+        games.write_text("".join(line + "\n" for line in lines[k::workers]))
+        with games.open() as source:
+            runs.append(
+                subprocess.Popen(
+                    ["java", "-cp", str(classes), "HillGames", setting],
+                    stdin=source,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            )
     won = {}
     for run in runs:
         for line in run.stdout:  # (the solver also prints a word of its own at times)
@@ -156,7 +158,7 @@ def main() -> None:
         hill = {int(k): v for k, v in json.loads(hill_log.read_text()).items()}
     else:
         lines = layouts(args.preset, args.games, args.seed)
-        hill = play_hill(classes, lines, args.setting, args.workers)
+        hill = play_hill(classes, lines, args.setting, args.workers, args.out)
         hill_log.write_text(json.dumps(hill))
     best = play_best(args.preset, args.games, args.seed, args.workers, args.out)
     result = {"preset": args.preset, "seed": args.seed, "setting": args.setting}
