@@ -153,13 +153,20 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     classes = build(args.hill_src, args.out)
-    hill_log = args.out / f"hill-{args.setting}.json"
+    # Hill's results so far (a run for more games plays only the new ones).
+    hill_log = args.out / f"hill-{args.preset}-{args.seed}-{args.setting}.json"
+    hill = {}
     if hill_log.exists():
         hill = {int(k): v for k, v in json.loads(hill_log.read_text()).items()}
-    else:
-        lines = layouts(args.preset, args.games, args.seed)
-        hill = play_hill(classes, lines, args.setting, args.workers, args.out)
+    lines = [
+        line
+        for line in layouts(args.preset, args.games, args.seed)
+        if int(line.split()[0]) not in hill
+    ]
+    if lines:
+        hill |= play_hill(classes, lines, args.setting, args.workers, args.out)
         hill_log.write_text(json.dumps(hill))
+    hill = {i: won for i, won in hill.items() if i < args.games}
     best = play_best(args.preset, args.games, args.seed, args.workers, args.out)
     result = {"preset": args.preset, "seed": args.seed, "setting": args.setting}
     result |= compare(best, hill, args.precision)
