@@ -505,8 +505,13 @@ class Generator:
                 return None  # (the Python rules below would be stuck just the same)
         grid = flat.reshape(self.rows, self.cols)
         numbers = np.where(grid, -1, neighbour_sum(grid)).reshape(-1).tolist()
-        bv3 = three_bv(numbers, self.nbrs)
-        if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
+        # (3BV first only where it is bounded: it costs as much as the compiled rules, on
+        # every layout drawn; else it is counted on the boards kept alone.)
+        bounded = settings.min_3bv > 0 or settings.max_3bv is not None
+        bv3 = three_bv(numbers, self.nbrs) if bounded else None
+        if bounded and (
+            bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv)
+        ):
             return None
         # The rules alone are stuck somewhere: decide the layout by a dry run (the exact
         # solve settles every certain cell at once) before writing forcing sets, the
@@ -528,7 +533,7 @@ class Generator:
             tuple(sorted(chosen.tolist())),
             (r, c),
             settings.first_click,
-            bv3,
+            three_bv(numbers, self.nbrs) if bv3 is None else bv3,
             steps,
         )
 
