@@ -140,65 +140,26 @@ def feasible(
     use_total: bool,
     deadline: Deadline | None = None,
 ) -> bool:
-    """Whether some layout satisfies ``numbers`` (and the total) with ``cell`` = ``mine``."""
+    """Whether some layout satisfies ``numbers`` (and the total) with ``cell`` = ``mine``.
+
+    A depth-first search over the numbers' cells in row-major order, by the engine
+    (:mod:`mscsp.engine._feasible`), which stops every 4,096 nodes for ``deadline``'s check.
+    """
+    from .engine import compiled
+
     variables = sorted({c for n in numbers for c in pos.around[n]} | {cell})
     index = {c: i for i, c in enumerate(variables)}
-    cons = [([index[c] for c in pos.around[n]], pos.needs[n]) for n in numbers]
-    watch: list[list[int]] = [[] for _ in variables]
-    for k, (members, _) in enumerate(cons):
-        for i in members:
-            watch[i].append(k)
+    members = [[index[c] for c in pos.around[n]] for n in numbers]
+    search = compiled.Feasibility(
+        len(variables), members, [pos.needs[n] for n in numbers], (index[cell], int(mine))
+    )
+    if not search.possible:
+        return False
     others = pos.covered - len(variables)  # covered cells no kept number sees
-    value = [-1] * len(variables)
-    placed = [0] * len(cons)  # mines placed per constraint
-    open_ = [len(m) for m, _ in cons]  # unassigned cells per constraint
-    nodes = [0]
-
-    def ok(i: int) -> bool:
-        for k in watch[i]:
-            need = cons[k][1]
-            if placed[k] > need or placed[k] + open_[k] < need:
-                return False
-        return True
-
-    def assign(i: int, v: int) -> None:
-        value[i] = v
-        for k in watch[i]:
-            placed[k] += v
-            open_[k] -= 1
-
-    def undo(i: int) -> None:
-        v = value[i]
-        value[i] = -1
-        for k in watch[i]:
-            placed[k] -= v
-            open_[k] += 1
-
-    def search(i: int, mines: int) -> bool:
-        nodes[0] += 1
-        if deadline is not None and nodes[0] % 4096 == 0:
+    while (found := search.walk(use_total, pos.left, others)) is None:
+        if deadline is not None:
             deadline.check()
-        # (With the total: too many mines already, or too few left to place even if every
-        # cell not yet decided held one; either way no layout of the total below here.)
-        if use_total and not 0 <= pos.left - mines <= others + len(variables) - i:
-            return False
-        if i == len(variables):
-            return not use_total or 0 <= pos.left - mines <= others
-        if value[i] >= 0:
-            return search(i + 1, mines + value[i])
-        for v in (0, 1):
-            assign(i, v)
-            if ok(i) and search(i + 1, mines + v):
-                undo(i)
-                return True
-            undo(i)
-        return False
-
-    first = index[cell]
-    assign(first, int(mine))
-    if not ok(first):
-        return False
-    return search(0, 0)
+    return found
 
 
 def _forced(pos, numbers, cell, value, use_total, deadline) -> bool:

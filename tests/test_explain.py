@@ -183,3 +183,61 @@ def test_probs_explain_bad_cells_exit_2(spec):
     result = CliRunner().invoke(main, ["probs", "--explain", spec])
     assert result.exit_code == 2
     assert "cell" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("road", ["engine", "uncompiled"])
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_the_layout_search_is_a_brute_force_s_answer(road, data, monkeypatch):
+    """The search behind the forcing sets (:mod:`mscsp.engine._feasible`), on the engine's
+    road and run by Python, against every assignment of the cells, with and without the
+    mine total; run by Python, it stops for a check every 3 nodes and walks on."""
+    from mscsp.engine import compiled
+
+    if road == "uncompiled":
+        monkeypatch.setattr(compiled, "_engine", compiled.uncompiled)
+        monkeypatch.setattr(compiled.uncompiled("_feasible"), "CHECK_EVERY", 3)
+    n = data.draw(st.integers(1, 7))
+    members = data.draw(
+        st.lists(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True), max_size=5)
+    )
+    needs = [data.draw(st.integers(0, len(cells))) for cells in members]
+    fixed = (data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, 1)))
+    use_total = data.draw(st.booleans())
+    left, others = data.draw(st.integers(0, n + 3)), data.draw(st.integers(0, 3))
+    truth = any(
+        layout[fixed[0]] == fixed[1]
+        and all(
+            sum(layout[i] for i in cells) == need
+            for cells, need in zip(members, needs, strict=True)
+        )
+        and (not use_total or 0 <= left - sum(layout) <= others)
+        for layout in itertools.product((0, 1), repeat=n)
+    )
+    search = compiled.Feasibility(n, members, needs, fixed)
+    found = False
+    if search.possible:
+        while (found := search.walk(use_total, left, others)) is None:
+            pass
+    assert found == truth
+
+
+def test_the_layout_search_stops_for_each_check_and_walks_on():
+    from mscsp.engine import compiled
+
+    # 14 cells, one number needing 7 of them, 8 mines left and none elsewhere: no layout,
+    # found only once every way of placing the 7 is tried, thousands of nodes.
+    search = compiled.Feasibility(14, [list(range(14))], [7], (0, 1))
+    checks = 0
+    while (found := search.walk(True, 8, 0)) is None:
+        checks += 1
+    assert found is False and checks >= 1
+    again = compiled.Feasibility(14, [list(range(14))], [7], (0, 1))
+    while (found := again.walk(True, 7, 0)) is None:
+        pass
+    assert found is True

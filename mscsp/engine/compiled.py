@@ -205,6 +205,7 @@ SOURCES = (
     "_endgame.py",
     "_regions.py",
     "_kernel_status.py",
+    "_feasible.py",
     "../board.py",
 )
 
@@ -521,6 +522,55 @@ def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]
         _flat(cells, np.int8), _flat(mines, np.bool_), rows, cols, flat
     )
     return found.tolist()
+
+
+class Feasibility:
+    """A layout search of :mod:`mscsp.engine._feasible`, readied: numbers over cells
+    ``0..n-1``, one cell fixed. :meth:`walk` runs it by the engine.
+
+    Args:
+        n: The cells.
+        members: Each number's cells.
+        needs: Each number's mines still to place.
+        fixed: The cell fixed, and its value (1: a mine).
+    """
+
+    def __init__(self, n: int, members: list[list[int]], needs: list[int], fixed: tuple[int, int]):
+        cells_of: list[list[int]] = [[] for _ in range(n)]
+        for k, cells in enumerate(members):
+            for i in cells:
+                cells_of[i].append(k)
+        self.watch_at = np.cumsum([0] + [len(w) for w in cells_of], dtype=np.int64)
+        self.watch = np.array([k for w in cells_of for k in w], dtype=np.int64)
+        self.needs = np.array(needs, dtype=np.int64)
+        self.value = np.full(n, -1, dtype=np.int64)
+        self.placed = np.zeros(len(members), dtype=np.int64)
+        self.open = np.array([len(cells) for cells in members], dtype=np.int64)
+        cell, v = fixed
+        for t in range(self.watch_at[cell], self.watch_at[cell + 1]):
+            self.placed[self.watch[t]] += v
+            self.open[self.watch[t]] -= 1
+        self.value[cell] = v
+        #: Whether the fixed value leaves every number it belongs to satisfiable.
+        self.possible = all(
+            self.placed[k] <= self.needs[k] <= self.placed[k] + self.open[k]
+            for k in self.watch[self.watch_at[cell] : self.watch_at[cell + 1]]
+        )
+        self.frames = np.zeros((3, n + 2), dtype=np.int64)  # cell, mines, stage
+        self.reg = np.zeros(4, dtype=np.int64)
+
+    def walk(self, use_total: bool, left: int, others: int) -> bool | None:
+        """Walks on (see :func:`mscsp.engine._feasible.search`): whether a layout was
+        found, with the total (``left`` mines, ``others`` cells no number sees) where
+        ``use_total``; ``None`` where a check of the caller's deadline is due first (then
+        walk on)."""
+        module = _engine("_feasible")
+        cell, mines, stage = self.frames
+        step = module.search(
+            self.value, self.placed, self.open, self.needs, self.watch_at, self.watch,
+            use_total, left, others, cell, mines, stage, self.reg,
+        )  # fmt: skip
+        return None if step == module.CHECK else step == module.FOUND
 
 
 #: Layouts past any board's: the engine reads a layout count as a ``float``, and larger

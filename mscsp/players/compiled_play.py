@@ -334,6 +334,7 @@ def warm() -> None:
     compiled.representatives(empty.cells, empty.cells == COVERED, 3)
     compiled.checks(empty, empty.cells == -2, empty.cells == COVERED)
     compiled.dead_cells(empty.cells, empty.cells == -2, [(0, 0)])
+    compiled.Feasibility(2, [[0, 1]], [1], (0, 1)).walk(True, 1, 0)
     path = compiled.stamp()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
