@@ -35,7 +35,7 @@ import sys
 import time
 import types
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from math import comb
 from operator import itemgetter
 from pathlib import Path
@@ -524,9 +524,17 @@ def dead_cells(cells: np.ndarray, mines: np.ndarray, which: list[tuple[int, int]
     return found.tolist()
 
 
+def _one_off(name: str) -> types.ModuleType:
+    """The engine's module ``name`` for what may be a one-off (an explanation asked once):
+    compiled where this process has loaded numba already (a game, a generator), else run by
+    Python: a one-off does not repay numba's load (0.4 s, and its memory in a server's
+    worker)."""
+    return _engine(name) if "numba" in sys.modules else uncompiled(name)
+
+
 class Feasibility:
     """A layout search of :mod:`mscsp.engine._feasible`, readied: numbers over cells
-    ``0..n-1``, one cell fixed. :meth:`walk` runs it by the engine.
+    ``0..n-1``, one cell fixed. :meth:`walk` runs it on the engine (:func:`_one_off`).
 
     Args:
         n: The cells.
@@ -536,41 +544,43 @@ class Feasibility:
     """
 
     def __init__(self, n: int, members: list[list[int]], needs: list[int], fixed: tuple[int, int]):
+        self.module = _one_off("_feasible")
         cells_of: list[list[int]] = [[] for _ in range(n)]
         for k, cells in enumerate(members):
             for i in cells:
                 cells_of[i].append(k)
-        self.watch_at = np.cumsum([0] + [len(w) for w in cells_of], dtype=np.int64)
-        self.watch = np.array([k for w in cells_of for k in w], dtype=np.int64)
-        self.needs = np.array(needs, dtype=np.int64)
-        self.value = np.full(n, -1, dtype=np.int64)
-        self.placed = np.zeros(len(members), dtype=np.int64)
-        self.open = np.array([len(cells) for cells in members], dtype=np.int64)
+        watch_at = [0]
+        for w in cells_of:
+            watch_at.append(watch_at[-1] + len(w))
+        placed, open_ = [0] * len(members), [len(cells) for cells in members]
         cell, v = fixed
-        for t in range(self.watch_at[cell], self.watch_at[cell + 1]):
-            self.placed[self.watch[t]] += v
-            self.open[self.watch[t]] -= 1
-        self.value[cell] = v
+        for k in cells_of[cell]:
+            placed[k] += v
+            open_[k] -= 1
+        value = [-1] * n
+        value[cell] = v
         #: Whether the fixed value leaves every number it belongs to satisfiable.
-        self.possible = all(
-            self.placed[k] <= self.needs[k] <= self.placed[k] + self.open[k]
-            for k in self.watch[self.watch_at[cell] : self.watch_at[cell + 1]]
+        self.possible = all(placed[k] <= needs[k] <= placed[k] + open_[k] for k in cells_of[cell])
+        # Arrays for the compiled walk; Python's lists, faster by far, for the walk by Python.
+        array = (
+            list
+            if self.module.__name__.startswith(UNCOMPILED)
+            else partial(np.array, dtype=np.int64)
         )
-        self.frames = np.zeros((3, n + 2), dtype=np.int64)  # cell, mines, stage
-        self.reg = np.zeros(4, dtype=np.int64)
+        self.state = [
+            array(x)
+            for x in (value, placed, open_, list(needs), watch_at, [k for w in cells_of for k in w])
+        ]
+        self.frames = [array([0] * (n + 2)) for _ in range(3)]  # cell, mines, stage
+        self.reg = array([0, 0, 0, 0])
 
     def walk(self, use_total: bool, left: int, others: int) -> bool | None:
         """Walks on (see :func:`mscsp.engine._feasible.search`): whether a layout was
         found, with the total (``left`` mines, ``others`` cells no number sees) where
         ``use_total``; ``None`` where a check of the caller's deadline is due first (then
         walk on)."""
-        module = _engine("_feasible")
-        cell, mines, stage = self.frames
-        step = module.search(
-            self.value, self.placed, self.open, self.needs, self.watch_at, self.watch,
-            use_total, left, others, cell, mines, stage, self.reg,
-        )  # fmt: skip
-        return None if step == module.CHECK else step == module.FOUND
+        step = self.module.search(*self.state, use_total, left, others, *self.frames, self.reg)
+        return None if step == self.module.CHECK else step == self.module.FOUND
 
 
 #: Layouts past any board's: the engine reads a layout count as a ``float``, and larger
