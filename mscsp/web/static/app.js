@@ -147,6 +147,19 @@ async function api(path, body, signal) {
   return data;
 }
 
+// A file's bytes to an endpoint that takes them (/api/replay, /api/read-image; its name in
+// the query): the JSON answer, or the API's error thrown.
+async function upload(path, file) {
+  const response = await fetch(`${path}?name=${encodeURIComponent(file.name || "pasted")}`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream" },
+    body: await file.arrayBuffer(),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw answer.error || { message: `HTTP ${response.status}` };
+  return answer;
+}
+
 // ---------------------------------------------------------------- errors and status
 
 const ERROR_TITLES = {

@@ -68,16 +68,9 @@
   async function open(file) {
     if (!file) return;
     byId("replay-error").hidden = true;
-    const name = encodeURIComponent(file.name);
     let answer;
     try {
-      const response = await fetch(`/api/replay?name=${name}`, {
-        method: "POST",
-        headers: { "content-type": "application/octet-stream" },
-        body: await file.arrayBuffer(),
-      });
-      answer = await response.json();
-      if (!response.ok) throw answer.error || { message: `HTTP ${response.status}` };
+      answer = await upload("/api/replay", file);
     } catch (error) {
       fail(`${file.name}: ${error.message || error}`);
       return;

@@ -39,13 +39,7 @@
     say("Reading the board in the screenshot...");
     let answer;
     try {
-      const response = await fetch(`/api/read-image?name=${encodeURIComponent(file.name || "pasted")}`, {
-        method: "POST",
-        headers: { "content-type": "application/octet-stream" },
-        body: await file.arrayBuffer(),
-      });
-      answer = await response.json();
-      if (!response.ok) throw answer.error || { message: `HTTP ${response.status}` };
+      answer = await upload("/api/read-image", file);
     } catch (error) {
       say(`Screenshot not read: ${error.message || error}`, true);
       return;
