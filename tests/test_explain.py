@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mscsp import Game, solve
 from mscsp.board import COVERED, FLAG, Board
 from mscsp.cli import main
+from mscsp.errors import InvalidInputError, InvalidTypeError
 from mscsp.evaluation.played_positions import solved_positions
 from mscsp.explain import explain_certain, explain_probability
 
@@ -241,3 +242,34 @@ def test_the_layout_search_stops_for_each_check_and_walks_on():
     while (found := again.walk(True, 7, 0)) is None:
         pass
     assert found is True
+
+
+@pytest.mark.parametrize(
+    ("n", "members", "needs", "fixed", "error"),
+    [
+        (0, [], [], (0, 0), InvalidInputError),
+        (2.5, [[0]], [1], (0, 0), InvalidTypeError),
+        (2, [[0, 2]], [1], (0, 0), InvalidInputError),  # a cell off the board: unchecked in
+        (2, [[-1]], [1], (0, 0), InvalidInputError),  # the compiled walk, refused here
+        (2, [[]], [0], (0, 0), InvalidInputError),
+        (2, [[0]], [1, 1], (0, 0), InvalidInputError),
+        (2, [[0]], ["1"], (0, 0), InvalidTypeError),
+        (2, [[0]], [1], (2, 0), InvalidInputError),
+        (2, [[0]], [1], (0, 2), InvalidInputError),
+        (2, [[0]], [1], 0, InvalidTypeError),
+        (2, "01", [1], (0, 0), InvalidTypeError),
+    ],
+)
+def test_the_layout_search_refuses_what_its_walk_cannot_read(n, members, needs, fixed, error):
+    from mscsp.engine import compiled
+
+    with pytest.raises(error):
+        compiled.Feasibility(n, members, needs, fixed)
+
+
+@pytest.mark.parametrize(("checks", "error"), [(-1, InvalidInputError), (1.5, InvalidTypeError)])
+def test_a_step_budget_refuses_a_count_that_is_none(checks, error):
+    from mscsp.runtime.deadline import StepBudget
+
+    with pytest.raises(error):
+        StepBudget(checks)

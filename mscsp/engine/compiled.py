@@ -44,9 +44,9 @@ import numpy as np
 
 from ..board import Board, check_board
 from ..constraints import Component, ComponentCount
-from ..errors import InconsistentBoardError, InvalidInputError
+from ..errors import InconsistentBoardError, InvalidInputError, InvalidTypeError
 from ..probabilities import CellOdds, Solution, weigh_components
-from ..validate import check_cells, check_int
+from ..validate import check_cells, check_int, describe
 from ._kernel_status import APPROX, COUNTED, DONE, EXACT, FLOAT_TIED, INCONSISTENT
 
 #: Set this environment variable (to anything but ``0``) to make :func:`mscsp.solve` take
@@ -541,9 +541,33 @@ class Feasibility:
         members: Each number's cells.
         needs: Each number's mines still to place.
         fixed: The cell fixed, and its value (1: a mine).
+
+    Raises:
+        InvalidTypeError: A count or a cell that is not an integer, or ``members`` and
+            ``needs`` not lists of them.
+        InvalidInputError: A cell off ``0..n-1``, a number with no cell, ``members`` and
+            ``needs`` of different lengths, or a fixed value other than 0 or 1 (the compiled
+            walk reads its arrays unchecked).
     """
 
     def __init__(self, n: int, members: list[list[int]], needs: list[int], fixed: tuple[int, int]):
+        n = check_int(n, "n", 1)
+        if not isinstance(members, list | tuple) or not isinstance(needs, list | tuple):
+            raise InvalidTypeError("members and needs must be lists")
+        if len(members) != len(needs):
+            raise InvalidInputError(f"{len(members)} numbers' cells, but {len(needs)} needs")
+        members = [[check_int(i, "a number's cell") for i in cells] for cells in members]
+        # (any need: one no layout meets is an answer, not an error)
+        needs = [check_int(k, "a number's need", -(2**62)) for k in needs]
+        for cells in members:
+            if not cells or max(cells) >= n:
+                raise InvalidInputError(
+                    f"a number over cells {cells}: cells of 0..{n - 1}, one at least"
+                )
+        if not isinstance(fixed, list | tuple) or len(fixed) != 2:
+            raise InvalidTypeError(f"fixed must be a (cell, value) pair, got {describe(fixed)}")
+        if check_int(fixed[0], "the fixed cell") >= n or check_int(fixed[1], "its value") > 1:
+            raise InvalidInputError(f"fixed {tuple(fixed)}: a cell of 0..{n - 1}, a value 0 or 1")
         self.module = _one_off("_feasible")
         cells_of: list[list[int]] = [[] for _ in range(n)]
         for k, cells in enumerate(members):

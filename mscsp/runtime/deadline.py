@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..errors import SolverLimitError
+from ..validate import check_int
 
 #: The deadline of the solve counting in this context (``None``: none applied).
 _APPLIED: ContextVar[Deadline | None] = ContextVar("mscsp_deadline", default=None)
@@ -68,11 +69,15 @@ class StepBudget(Deadline):
 
     Args:
         checks: How many calls of :meth:`check` pass; the next one raises.
+
+    Raises:
+        InvalidTypeError: ``checks`` is not an integer.
+        InvalidInputError: ``checks`` is negative.
     """
 
     def __init__(self, checks: int):
         super().__init__(None)
-        self.checks = checks
+        self.checks = check_int(checks, "checks")
 
     def check(self, ahead: float = 0.0) -> None:
         """Counts one call; raises once the budget is spent.
