@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .bigint import readable, to_decimal
-from .board import COVERED, FLAG, Board, check_board
+from .board import COVERED, FLAG, Board, check_board, neighbour_sum
 from .errors import InvalidInputError, InvalidTypeError
 from .probabilities import Solution
 from .runtime.deadline import Deadline
@@ -93,26 +93,23 @@ class _Position:
         self.board = board
         cells = board.cells
         rows, cols = cells.shape
+        covered, flagged = cells == COVERED, cells == FLAG
+        flags_near = neighbour_sum(flagged).tolist()
+        # (only the numbers next to a covered cell: the rest of the board is never read)
+        numbers = np.argwhere((cells >= 0) & (neighbour_sum(covered) > 0)).tolist()
+        is_covered = covered.tolist()
         self.needs: dict[Cell, int] = {}
         self.around: dict[Cell, tuple[Cell, ...]] = {}
-        for r in range(rows):
-            for c in range(cols):
-                value = int(cells[r, c])
-                if value < 0:
-                    continue
-                near = [
-                    (rr, cc)
-                    for rr in range(max(r - 1, 0), min(r + 2, rows))
-                    for cc in range(max(c - 1, 0), min(c + 2, cols))
-                    if (rr, cc) != (r, c)
-                ]
-                covered = tuple(n for n in near if cells[n] == COVERED)
-                if covered:
-                    flags = sum(1 for n in near if cells[n] == FLAG)
-                    self.needs[(r, c)] = value - flags
-                    self.around[(r, c)] = covered
-        self.covered = int((cells == COVERED).sum())
-        self.left = board.mines - int((cells == FLAG).sum())
+        for r, c in numbers:
+            self.needs[(r, c)] = int(cells[r, c]) - flags_near[r][c]
+            self.around[(r, c)] = tuple(
+                (rr, cc)
+                for rr in range(max(r - 1, 0), min(r + 2, rows))
+                for cc in range(max(c - 1, 0), min(c + 2, cols))
+                if is_covered[rr][cc] and (rr, cc) != (r, c)
+            )
+        self.covered = int(covered.sum())
+        self.left = board.mines - int(flagged.sum())
 
     def linked(self, cell: Cell) -> list[Cell]:
         """Numbers joined to ``cell`` through shared covered cells, transitively."""

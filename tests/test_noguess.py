@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +112,28 @@ def test_the_same_seed_gives_the_same_boards():
     assert [b["layout"] for b in boards(9, 9, 10, 5, 43)] != [
         b["layout"] for b in boards(9, 9, 10, 5, 42)
     ]
+
+
+def test_the_compiled_rules_lay_the_boards_python_lays():
+    """The rules run compiled (numba); the same source run by Python must lay the same
+    boards with the same certificates (an expert board needs the pair rules and, for some,
+    the exact stage between their calls)."""
+    script = (
+        "import json; from mscsp.noguess.generate import Generator, Settings; "
+        "g = Generator(Settings(16, 30, 99), 3); "
+        "print(json.dumps([b.to_record(k) for k, b in enumerate(g.boards(3))]))"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    found = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    by_python = json.loads(found.stdout)
+    compiled = boards(16, 30, 99, 3, 3)
+    assert by_python == compiled
+    steps = [step for b in compiled for step in b["steps"]]
+    assert any(len(step["numbers"]) == 2 for step in steps)
+    assert any(len(step["numbers"]) > 2 or step["total"] for step in steps)  # (exact)
 
 
 def test_the_knobs_bound_3bv_total_steps_and_step_size():

@@ -15,11 +15,11 @@ rule as one step of the certificate:
 
 A try whose position has no certain cell left is stuck: the layout is drawn again. Most
 tries fail a few steps after the opening, so the work on a layout grows only as it
-survives: a compiled pass (:mod:`._filter`, numba) plays rules (1) and (2) first, in tens
-of microseconds; a layout they do not solve is decided by a dry run, the same compiled rules
-until they are stuck and then one exact solve that settles every certain cell at once, and
-so on; only a layout kept is played again, in Python, to write its steps, the forcing sets
-(the costly part) included.
+survives: rules (1) and (2) are compiled (:mod:`._rules`, numba) and log their steps as they
+go, in tens of microseconds a layout; where they are stuck, a dry run on a copy decides the
+layout (one exact solve settles every certain cell at once, the rules play on, and so on)
+before the try itself goes on with the exact stage's forcing sets, the costly part, one
+certain cell at a time.
 
 Why rejection and not repair (moving mines where the solver is stuck): every board is then
 a plain uniform draw among the layouts the rules solve, which players and the comparison
@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from ..board import neighbour_sum
 from ..errors import InconsistentBoardError, InvalidInputError, SolverLimitError
 from ..game import FirstClick, draw_mines, first_move, mine_candidates
 from .certificate import FORMAT, MAX_STEP_CELLS, MAX_STEP_NUMBERS, MAX_STEP_SETTLES, VERSION
@@ -218,11 +217,6 @@ def neighbours(rows: int, cols: int) -> list[tuple[int, ...]]:
     return within(rows, cols, 1)
 
 
-def near_cells(rows: int, cols: int) -> list[tuple[int, ...]]:
-    """Each cell's cells within two rows and two columns (those that can share a neighbour)."""
-    return within(rows, cols, 2)
-
-
 def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
     """Clicks that clear the board without flags: one per zero region, one per safe number
     that touches no zero."""
@@ -244,135 +238,102 @@ def three_bv(numbers: list[int], nbrs: list[tuple[int, ...]]) -> int:
 
 
 class _Play:
-    """One try: what is known of a layout, and the steps that made it known."""
+    """One try: what is known of a layout, and the steps that made it known (rules (1) and
+    (2) by the compiled rules of :mod:`._rules`, which log their steps; the exact stage's
+    steps here, each with the number of logged steps before it)."""
 
-    def __init__(self, gen: Generator, numbers: list[int]):
+    def __init__(self, gen: Generator, numbers: np.ndarray):
         self.gen = gen
         self.numbers = numbers
         n = len(numbers)
-        self.state = [0] * n  # 0 covered and unknown, 1 open, 2 known mine
-        self.open = 0
-        self.known_mines = 0
-        self.queued = [False] * n
-        self.work: list[int] = []
-        self.steps: list[Step] = []
+        self.state = np.zeros(n, np.int8)  # 0 covered and unknown, 1 open, 2 known mine
+        self.queued = np.zeros(n, np.bool_)
+        self.work = np.empty(n, np.int64)
         #: Open numbers that may still touch a covered unknown cell (the pair rules' set).
-        self.border: set[int] = set()
+        self.border = np.zeros(n, np.bool_)
+        self.ctl = np.zeros(4, np.int64)
+        # The rules' log: a step settles at least one unknown cell, so n rows suffice.
+        self.log = np.empty((n, 4), np.int64)
+        self.log_cells = np.empty(n, np.int64)
+        self.exact_steps: list[tuple[int, Step]] = []
         self.total_steps = 0
 
-    def _touch(self, cell: int) -> None:
-        """Queues the open numbers around ``cell`` (and itself if open) for the one-number
-        rule: their covered neighbours changed."""
-        state, queued, work = self.state, self.queued, self.work
-        for j in (cell, *self.gen.nbrs[cell]):
-            if state[j] == 1 and not queued[j]:
-                queued[j] = True
-                work.append(j)
+    def fork(self) -> _Play:
+        """A copy to play on (the dry run's), this try left as it is."""
+        other = _Play.__new__(_Play)
+        other.__dict__.update(
+            {k: v.copy() if isinstance(v, np.ndarray | list) else v for k, v in vars(self).items()}
+        )
+        other.numbers = self.numbers  # (never written)
+        return other
+
+    def _arrays(self) -> tuple:
+        return (self.numbers, self.state, self.queued, self.work, self.border, self.ctl)
 
     def reveal(self, cell: int) -> None:
         """Opens a safe cell; a zero opens its region and border, as the game does."""
-        state, numbers, nbrs = self.state, self.numbers, self.gen.nbrs
-        if state[cell]:
-            return
-        state[cell] = 1
-        self.open += 1
-        opened = [cell]
-        todo = [cell] if numbers[cell] == 0 else []
-        while todo:
-            for j in nbrs[todo.pop()]:
-                if state[j] == 0:
-                    state[j] = 1
-                    self.open += 1
-                    opened.append(j)
-                    if numbers[j] == 0:
-                        todo.append(j)
-        for j in opened:
-            self._touch(j)
-            if numbers[j] > 0:
-                self.border.add(j)
+        gen = self.gen
+        gen.rules.reveal(cell, *self._arrays(), gen.rows, gen.cols, gen.stack, gen.order)
+
+    def settle(self, safe: list[int] | tuple[int, ...], mines: list[int] | tuple[int, ...]) -> None:
+        """Marks ``mines`` and opens ``safe`` (cells as row-major indices)."""
+        gen = self.gen
+        gen.rules.settle_step(
+            np.array(safe, np.int64),
+            np.array(mines, np.int64),
+            *self._arrays(),
+            gen.rows,
+            gen.cols,
+            gen.stack,
+            gen.order,
+        )
 
     def apply(self, step: Step) -> None:
-        self.steps.append(step)
+        """Adds an exact step and settles its cells."""
+        self.exact_steps.append((int(self.ctl[self.gen.rules.STEPS]), step))
         self.total_steps += step.total
-        for j in step.mines:
-            if self.state[j] == 0:
-                self.state[j] = 2
-                self.known_mines += 1
-                self._touch(j)
-        for j in step.safe:
-            self.reveal(j)
+        self.settle(step.safe, step.mines)
 
-    def singles(self) -> None:
-        """The one-number rule until no queued number settles anything."""
-        state, numbers, nbrs, work, queued = (
-            self.state,
-            self.numbers,
-            self.gen.nbrs,
-            self.work,
-            self.queued,
+    def rules(self, goal: int) -> bool:
+        """Rules (1) and (2) until every safe cell is open (``True``) or they are stuck."""
+        gen = self.gen
+        return gen.rules.play_rules(
+            *self._arrays(),
+            goal,
+            gen.rows,
+            gen.cols,
+            gen.pairs,
+            gen.stack,
+            gen.order,
+            self.log,
+            self.log_cells,
         )
-        goal = len(numbers) - self.gen.settings.mines
-        while work and self.open < goal:  # (no step after the last safe cell is open)
-            i = work.pop()
-            queued[i] = False
-            if numbers[i] == 0:
-                continue
-            unknown = [j for j in nbrs[i] if state[j] == 0]
-            if not unknown:
-                continue
-            need = numbers[i] - sum(1 for j in nbrs[i] if state[j] == 2)
-            if need == 0:
-                self.apply(Step((i,), safe=tuple(unknown)))
-            elif need == len(unknown):
-                self.apply(Step((i,), mines=tuple(unknown)))
 
-    def pairs(self) -> bool:
-        """One use of the subset or overlap rule on two nearby numbers; whether one applied."""
-        state, numbers, nbrs, near = self.state, self.numbers, self.gen.nbrs, self.gen.near
-        frontier: dict[int, tuple[frozenset[int], int]] = {}
-        border = self.border
-        for i in sorted(border):
-            unknown = frozenset(j for j in nbrs[i] if state[j] == 0)
-            if unknown:
-                frontier[i] = (unknown, numbers[i] - sum(1 for j in nbrs[i] if state[j] == 2))
-            else:
-                border.discard(i)  # (for good: an open number never gets a covered cell back)
-        for a, (ua, ka) in frontier.items():
-            for b in near[a]:
-                if b < a or b not in frontier:
-                    continue  # each pair once: both directions are checked below
-                ub, kb = frontier[b]
-                shared = ua & ub
-                if not shared:
-                    continue
-                only_a, only_b = ua - shared, ub - shared
-                # Mines in the shared cells: at least what each number cannot put in its
-                # own cells, at most what either needs.
-                low = max(0, ka - len(only_a), kb - len(only_b))
-                high = min(len(shared), ka, kb)
-                safe: set[int] = set()
-                mines: set[int] = set()
-                for own, k in ((only_a, ka), (only_b, kb)):
-                    if own and k - low == 0:
-                        safe |= own
-                    elif own and k - high == len(own):
-                        mines |= own
-                if low == high and shared:
-                    if low == 0:
-                        safe |= shared
-                    elif low == len(shared):
-                        mines |= shared
-                if safe or mines:
-                    self.apply(
-                        Step(
-                            (min(a, b), max(a, b)),
-                            tuple(sorted(safe)),
-                            tuple(sorted(mines)),
-                            rule="pair",
-                        )
-                    )
-                    return True
-        return False
+    def steps(self) -> list[Step]:
+        """Every step in the order it was taken: the logged ones, the exact ones between."""
+        rows = self.log[: self.ctl[self.gen.rules.STEPS]].tolist()
+        cells = self.log_cells[: self.ctl[self.gen.rules.CELLS]].tolist()
+        exact = iter(self.exact_steps)
+        after, step = next(exact, (None, None))
+        out: list[Step] = []
+        at = 0
+        for k, (a, b, n_safe, n_mines) in enumerate(rows):
+            while after == k:
+                out.append(step)
+                after, step = next(exact, (None, None))
+            out.append(
+                Step(
+                    (a,) if b < 0 else (a, b),
+                    tuple(cells[at : at + n_safe]),
+                    tuple(cells[at + n_safe : at + n_safe + n_mines]),
+                    rule="single" if b < 0 else "pair",
+                )
+            )
+            at += n_safe + n_mines
+        while after is not None:
+            out.append(step)
+            after, step = next(exact, (None, None))
+        return out
 
     def exact(self) -> bool:
         """One step by the exact forcing set of a certain cell; whether one was found."""
@@ -382,10 +343,8 @@ class _Play:
         from ..solver import solve
 
         gen, state, numbers = self.gen, self.state, self.numbers
-        cells = np.array(
-            [numbers[i] if s == 1 else (FLAG if s == 2 else COVERED) for i, s in enumerate(state)],
-            dtype=np.int8,
-        ).reshape(gen.rows, gen.cols)
+        cells = np.where(state == 1, numbers, np.where(state == 2, FLAG, COVERED))
+        cells = cells.astype(np.int8).reshape(gen.rows, gen.cols)
         board = Board(cells, gen.settings.mines)
         solution = solve(board)
         certain = [(c, "safe") for c in solution.safe] + [(c, "mine") for c in solution.mines]
@@ -428,23 +387,17 @@ class _Play:
         state, nbrs = self.state, self.gen.nbrs
         return len({j for i in cited for j in nbrs[i] if state[j] == 0}) + 1
 
-    def solve(self) -> bool:
-        """Plays the try to the end; whether every safe cell was opened without a guess."""
-        goal = len(self.numbers) - self.gen.settings.mines
-        while self.open < goal:
-            self.singles()
-            if self.open >= goal:
-                break
-            if self.gen.settings.max_step_numbers >= 2 and self.pairs():
-                continue
-            if not self.gen._exact:
-                return False
+    def finish(self, goal: int) -> bool:
+        """Plays on from where rules (1) and (2) are stuck, the exact stage first; whether
+        every safe cell was opened without a guess."""
+        while True:
             try:
                 if not self.exact():
                     return False
             except (SolverLimitError, InconsistentBoardError):
                 return False
-        return True
+            if self.rules(goal):
+                return True
 
 
 class Generator:
@@ -461,21 +414,28 @@ class Generator:
     """
 
     def __init__(self, settings: Settings, seed: int):
+        from . import _rules
+
         settings.check()
         self.settings = settings
         self.rows, self.cols = settings.rows, settings.cols
         self.rng = np.random.default_rng(seed)
         self.nbrs = neighbours(self.rows, self.cols)
-        self.near = near_cells(self.rows, self.cols)
         self.tries = 0
-        self._pairs = settings.max_step_numbers >= 2
+        self.pairs = settings.max_step_numbers >= 2
         # One or two numbers and no total: the pair rules already find every such step
         # (for two numbers the bounds on their shared cells are exact), so the exact stage
         # could add nothing and is skipped.
-        self._exact = settings.exact and not (
+        self.exact = settings.exact and not (
             settings.max_step_numbers <= 2 and settings.max_total_steps == 0
         )
-        self._filter = _compiled_filter()
+        _rules.warm()
+        self.rules = _rules
+        n = self.rows * self.cols
+        # Scratch of the compiled rules, shared by every try: a stack and the order cells
+        # opened in.
+        self.stack = np.empty(n, np.int64)
+        self.order = np.empty(n, np.int64)
         self._fixed = (
             None
             if settings.first_move == "random"
@@ -497,35 +457,24 @@ class Generator:
         chosen = draw_mines(self.rng, candidates, settings.mines)
         flat = np.zeros(self.rows * self.cols, dtype=np.bool_)
         flat[chosen] = True
-        if self._filter is not None:
-            cheap = self._filter.cheap_solves(
-                flat, self.rows, self.cols, r * self.cols + c, self._pairs
-            )
-            if not cheap and not self._exact:
-                return None  # (the Python rules below would be stuck just the same)
-        grid = flat.reshape(self.rows, self.cols)
-        numbers = np.where(grid, -1, neighbour_sum(grid)).reshape(-1).tolist()
-        # (3BV first only where it is bounded: it costs as much as the compiled rules, on
-        # every layout drawn; else it is counted on the boards kept alone.)
-        bounded = settings.min_3bv > 0 or settings.max_3bv is not None
-        bv3 = three_bv(numbers, self.nbrs) if bounded else None
-        if bounded and (
-            bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv)
-        ):
-            return None
-        # The rules alone are stuck somewhere: decide the layout by a dry run (the exact
-        # solve settles every certain cell at once) before writing forcing sets, the
-        # costly part, for a layout that may well be stuck later.
-        stuck = self._exact and self._filter is not None and not cheap
-        if stuck and not self._dry_run(flat, r * self.cols + c):
-            return None
+        start, goal = r * self.cols + c, flat.size - settings.mines
+        numbers = self.rules.layout_numbers(flat, self.rows, self.cols)
+        bv3 = None
+        if settings.min_3bv > 0 or settings.max_3bv is not None:
+            bv3 = three_bv(numbers.tolist(), self.nbrs)
+            if bv3 < settings.min_3bv or (settings.max_3bv is not None and bv3 > settings.max_3bv):
+                return None
         play = _Play(self, numbers)
-        play.reveal(r * self.cols + c)
-        if not play.solve():
+        play.reveal(start)
+        # Rules (1) and (2) first: most layouts are stuck a few steps after the opening. One
+        # they leave stuck is decided by a dry run (an exact solve settles every certain
+        # cell at once) before any forcing set is written, the costly part.
+        if not play.rules(goal) and not (
+            self.exact and self._dry_run(play.fork(), goal) and play.finish(goal)
+        ):
             return None
         if settings.max_total_steps is not None and play.total_steps > settings.max_total_steps:
             return None
-        steps = tuple(_split(play.steps))
         return Generated(
             self.rows,
             self.cols,
@@ -533,34 +482,25 @@ class Generator:
             tuple(sorted(chosen.tolist())),
             (r, c),
             settings.first_click,
-            three_bv(numbers, self.nbrs) if bv3 is None else bv3,
-            steps,
+            three_bv(numbers.tolist(), self.nbrs) if bv3 is None else bv3,
+            tuple(_split(play.steps())),
         )
 
-    def _dry_run(self, flat: np.ndarray, start: int) -> bool:
-        """Whether the rules and the exact stage open every safe cell of the layout
-        ``flat`` from ``start``: the compiled rules to where they are stuck, then one exact
-        solve that settles every certain cell at once, and so on. What :class:`_Play`
-        decides without writing steps: the cells certain at a point only grow as cells are
-        settled, so the order of the rules changes no answer."""
+    def _dry_run(self, play: _Play, goal: int) -> bool:
+        """Whether the exact stage and the rules open every safe cell of ``play``, stuck
+        where rules (1) and (2) stopped: one exact solve settles every certain cell at once,
+        the rules play on to where they are stuck again, and so on. What
+        :meth:`_Play.finish` decides without writing forcing sets: the cells certain at a
+        point only grow as cells are settled, so the order changes no answer."""
         from ..board import COVERED, FLAG, Board
         from ..solver import solve
 
-        compiled, rows, cols = self._filter, self.rows, self.cols
-        numbers = compiled.layout_numbers(flat, rows, cols)
-        state = np.zeros(rows * cols, np.int8)
-        stack = np.empty(rows * cols, np.int64)
-        goal = rows * cols - self.settings.mines
-        none = np.empty(0, np.int64)
-        opened = compiled.settle(np.array([start]), none, numbers, state, rows, cols, stack)
+        cols, state = self.cols, play.state
         while True:
-            opened = compiled.advance(numbers, state, opened, goal, rows, cols, self._pairs, stack)
-            if opened >= goal:
-                return True
-            cells = np.where(state == 1, numbers, np.where(state == 2, FLAG, COVERED))
+            cells = np.where(state == 1, play.numbers, np.where(state == 2, FLAG, COVERED))
             try:
                 solution = solve(
-                    Board(cells.astype(np.int8).reshape(rows, cols), self.settings.mines)
+                    Board(cells.astype(np.int8).reshape(self.rows, cols), self.settings.mines)
                 )
             except (SolverLimitError, InconsistentBoardError):
                 return False
@@ -568,15 +508,9 @@ class Generator:
             mines = [r * cols + c for r, c in solution.mines if state[r * cols + c] == 0]
             if not safe and not mines:
                 return False
-            opened += compiled.settle(
-                np.array(safe, np.int64),
-                np.array(mines, np.int64),
-                numbers,
-                state,
-                rows,
-                cols,
-                stack,
-            )
+            play.settle(safe, mines)
+            if play.rules(goal):
+                return True
 
     def next_board(self) -> Generated:
         """The next board that needs no guess.
@@ -598,17 +532,6 @@ class Generator:
         """``count`` boards, one by one."""
         for _ in range(count):
             yield self.next_board()
-
-
-def _compiled_filter() -> Any:
-    """The compiled rules of :mod:`._filter` (its first pass and dry run), or ``None``
-    without numba (then every layout is played in Python: the same boards, more slowly)."""
-    try:
-        from . import _filter
-    except ImportError:
-        return None
-    _filter.warm()
-    return _filter
 
 
 def _split(steps: list[Step]) -> Iterator[Step]:
