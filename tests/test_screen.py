@@ -23,6 +23,7 @@ from mscsp.errors import BackendUnavailableError, InvalidInputError
 from mscsp.screen import UNREADABLE, Reading, read_screenshot
 from mscsp.screen import image as image_module
 from mscsp.screen.checks import checked
+from mscsp.screen.colours import grey_opened, off_colour
 from mscsp.screen.image import MAX_PIXELS, decode_image
 from mscsp.screen.lattice import find_lattice
 from mscsp.screen.obr import MODEL_ENV
@@ -176,6 +177,21 @@ def test_a_wide_board_gives_its_rows_and_columns() -> None:
     assert lattice is not None and (lattice.rows, lattice.cols) == (10, 30)
 
 
+def test_a_grid_line_snapped_on_either_side_gives_the_same_grid() -> None:
+    """A line one pixel thick has an edge on each side, about as strong: where a mark
+    beside the line weakens the edge before it, the edge after it is the stronger, and the
+    grid must not move a pixel (a least-squares fit did, on Metasweeper's 16-pixel look)."""
+    size = 16
+    opened = "\n".join(["." * 10] * 10)  # (the lines are then most of the edges)
+    pixels = draw(opened, size, margin=size).copy()
+    for c in (0, 1):
+        pixels[:, size + c * size - 1] = (170, 170, 170)  # (just before the cells' line)
+    lattice = find_lattice(pixels)
+    assert lattice is not None
+    assert lattice.xs == tuple(size + k * size for k in range(11))
+    assert lattice.ys == tuple(size + k * size for k in range(11))
+
+
 def test_an_image_without_a_grid_has_none() -> None:
     assert find_lattice(np.full((200, 300, 3), 192, np.uint8)) is None
     noise = np.random.default_rng(1).integers(0, 256, (200, 300, 3), dtype=np.uint8)
@@ -220,6 +236,23 @@ def test_covered_cells_read_as_zero_are_unreadable() -> None:
     assert not ((out == 0) & (codes(POSITION) == COVERED)).any()
 
 
+def test_a_number_read_covered_beside_flags_read_as_numbers_is_unreadable() -> None:
+    """No 0 on the board, and the flags read as 3s: the opened rim is then the real
+    numbers', not the flags' (the covered rim), so a 3 read as covered is caught."""
+    position = "\n".join(
+        ["??????????"] * 2
+        + ["???1??????", "??????????", "?F???3?F??", "??F???????"]
+        + ["??????????"] * 4
+    )
+    guess = codes(position)
+    flags = np.array([[ch == "F" for ch in line] for line in position.split()])
+    guess[flags] = 3
+    guess[4, 5] = COVERED
+    out = check(guess, position)
+    assert (out[flags] == UNREADABLE).all()
+    assert out[4, 5] == UNREADABLE
+
+
 def test_a_number_above_its_covered_neighbours_is_unreadable() -> None:
     guess = codes(POSITION)
     guess[4, 4] = 7  # a 7 with one covered neighbour (a flag)
@@ -231,6 +264,46 @@ def test_numbers_no_layout_fits_are_unreadable() -> None:
     out = check(codes(position), position)
     assert UNREADABLE in out
     assert (out[out != UNREADABLE] == codes(position)[out != UNREADABLE]).all()
+
+
+def test_numbers_in_their_classic_colours_pass_and_a_misread_one_does_not() -> None:
+    pixels = draw(POSITION, 24, 24)
+    lattice = find_lattice(pixels)
+    assert lattice is not None
+    truth = codes(POSITION)
+    assert not off_colour(truth, pixels, lattice).any()
+    guess = truth.copy()
+    guess[1, 2] = 3  # a green 2 read as 3 (red)
+    guess[0, 4] = 4  # a blue 1 read as 4 (blue too: only the hue is checked)
+    assert np.argwhere(off_colour(guess, pixels, lattice)).tolist() == [[1, 2]]
+
+
+def test_opened_cells_must_be_the_classic_light_grey() -> None:
+    pixels = draw(POSITION, 24, 24)
+    lattice = find_lattice(pixels)
+    assert lattice is not None
+    truth = codes(POSITION)
+    assert grey_opened(truth, pixels, lattice)
+    sand = pixels.copy()
+    sand[(pixels == GREY).all(axis=-1)] = (233, 198, 175)  # LibreMines' flower field
+    assert not grey_opened(truth, sand, lattice)
+    dark = pixels.copy()
+    dark[(pixels == GREY).all(axis=-1)] = (70, 70, 70)  # a dark look
+    assert not grey_opened(truth, dark, lattice)
+    assert grey_opened(np.full(truth.shape, COVERED), sand, lattice)  # (none read opened)
+
+
+def test_the_board_zoomed_for_the_recogniser_keeps_its_grid() -> None:
+    from mscsp.screen.reading import _zoomed
+
+    pixels = draw(POSITION, 16, 40)
+    lattice = find_lattice(pixels)
+    assert lattice is not None
+    for factor in (1, 2, 3):
+        shown = _zoomed(pixels, lattice, factor)
+        again = find_lattice(shown)
+        assert again is not None and (again.rows, again.cols) == (10, 10)
+        assert again.cell_size == (16 * factor, 16 * factor)
 
 
 # --- the reading ------------------------------------------------------------------------

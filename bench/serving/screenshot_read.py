@@ -285,6 +285,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--screens", type=Path, help="a folder of real screenshots")
     parser.add_argument("--boards", type=int, default=4, help="boards per size and zoom")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seed-per-skin",
+        action="store_true",
+        help="draw each skin's positions from the seed on its own (other boards than the "
+        "default, where one generator runs through the skins in turn)",
+    )
     parser.add_argument("--out", type=Path, help="the JSON written")
     parser.add_argument("--split-strip", nargs=2, type=Path, metavar=("STRIP", "FOLDER"))
     args = parser.parse_args(argv)
@@ -296,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     rng = random.Random(args.seed)
     skins = {}
     for folder in sorted(p for p in args.skins.iterdir() if p.is_dir()):
+        if args.seed_per_skin:
+            rng = random.Random(args.seed)
         skins[folder.name] = measure_skin(folder, args.model, args.boards, rng)
         print(folder.name, skins[folder.name], file=sys.stderr, flush=True)
     real = read_real(args.screens, args.model) if args.screens else []

@@ -104,7 +104,7 @@ def _odd_looks(cells: np.ndarray, looks: list[list[int]]) -> None:
         counts = Counter(int(flat[i]) for i in members).most_common()
         if len(counts) > 1:  # one look read two ways: keep an overwhelming majority only,
             kept = counts[0][0] if counts[0][1] >= MAJORITY * len(members) else None
-            if kept != COVERED and any(value == COVERED for value, _ in counts):
+            if kept not in (COVERED, 0) and any(value == COVERED for value, _ in counts):
                 kept = None  # and no number for a look also read as covered (a flag?)
             odd = [i for i in members if flat[i] != kept]
             flat[odd] = UNREADABLE
@@ -124,12 +124,19 @@ def _rims(cells: np.ndarray, images: np.ndarray) -> None:
     rims = np.concatenate(
         [tiles[:, :, 0], tiles[:, :, -1], tiles[:, :, :, 0], tiles[:, :, :, -1]], axis=2
     ).reshape(*cells.shape, -1)
-    zeros, opened, covered = (rims[cells == 0], rims[cells >= 0], rims[cells == COVERED])
-    if not len(covered) or not len(opened):
+    covered = rims[cells == COVERED]
+    if not len(covered):
         return
     to_covered = np.sqrt(((rims - np.median(covered, axis=0)) ** 2).mean(axis=-1))
-    # The opened rim: a 0's where one was read, else the numbers' (drawn on opened tiles).
-    to_opened = np.sqrt(((rims - np.median(zeros if len(zeros) else opened, axis=0)) ** 2).mean(-1))
+    # The opened rim: a 0's where one was read, else the numbers' (drawn on opened tiles)
+    # but for those on the covered rim (flags read as numbers, which on a board with few
+    # numbers would be most of them).
+    zeros = rims[cells == 0]
+    opened = zeros if len(zeros) else rims[(cells > 0) & (to_covered > ALIKE)]
+    if not len(opened):
+        cells[cells > 0] = UNREADABLE  # (every number on the covered rim)
+        return
+    to_opened = np.sqrt(((rims - np.median(opened, axis=0)) ** 2).mean(-1))
     cells[(cells == COVERED) & (to_opened < to_covered)] = UNREADABLE  # opened, read covered
     if len(zeros):
         cells[(cells > 0) & (to_covered < to_opened)] = UNREADABLE

@@ -5,9 +5,11 @@ width. So along each axis, the mean edge strength between neighbouring pixel col
 rows) is a profile whose autocorrelation peaks at the cell size; the phase of the strongest
 comb of that period gives the cell boundaries, and the board is the longest run of
 boundaries that carry edges, a gap of at most :data:`MAX_GAP` weak ones bridged (a column of
-opened zeros draws no line in flat looks). Each boundary is snapped to the strongest edge
-within a pixel of where the period puts it, so a fractional zoom does not drift, and then
-the boundaries are fitted with one straight line (one period, fractional if need be). The rows
+opened zeros draws no line in flat looks; a boundary's edge may show up to a pixel or two
+off, as a line two pixels thick shows one edge where a frame of its colour hides the
+other). Each boundary is snapped to the strongest edge within a pixel of where the period
+puts it, so a fractional zoom does not drift, and then the boundaries are fitted with one
+straight line (one period, fractional if need be). The rows
 are found within the columns' span and the columns again within the rows', so a counter
 panel above the board or a window around it weighs less; last, a row (or column) at the
 board's edge that most of the columns' (rows') boundaries do not cross is not a row of
@@ -147,6 +149,15 @@ def _boundaries(profile: np.ndarray) -> tuple[int, ...] | None:
     if typical <= 0:
         return None
     strong = SUPPORT * typical
+    # A line between cells is a pixel or two thick at zoom 1 and 2, so its two edges are
+    # that far apart; where a frame the colour of the line hides one, only the other shows.
+    # Such a boundary carries an edge within ``reach`` of where the period puts it, but only
+    # the edges within a pixel place boundaries (the fit below).
+    reach = max(1, round(period / 16))
+
+    def carries(at: int) -> bool:
+        return profile[max(at - reach, 0) : at + reach + 1].max() >= strong
+
     start = int(np.argmax(combs)) + period * int(np.argmax(comb))
     lines = [start]
     for step in (period, -period):
@@ -157,17 +168,26 @@ def _boundaries(profile: np.ndarray) -> tuple[int, ...] | None:
             # Only an edge moves a boundary: across a gap the period alone places it.
             at = snapped if profile[snapped] >= strong else at + step
             walked.append(at)
-            weak = 0 if profile[at] >= strong else weak + 1
-        while walked and profile[walked[-1]] < strong:  # the board ends at its last edge
+            weak = 0 if carries(at) else weak + 1
+        while walked and not carries(walked[-1]):  # the board ends at its last edge
             walked.pop()
         lines = lines + walked if step > 0 else walked[::-1] + lines
     if len(lines) < 3:
         return None
     # One period for the whole board: a snap to a neighbouring edge must not make one cell
     # a pixel wider than the next (cells of one tile are compared pixel for pixel).
+    # Fitted robustly (Theil-Sen: the median of the slopes between every two boundaries),
+    # as a line one pixel thick has an edge on each side, about as strong, and a snap may
+    # take either: a least-squares fit leaned towards the few that took the other side,
+    # and cut every cell of a 16-pixel board a pixel off.
     steps = np.arange(len(lines))
     held = np.array([profile[line] >= strong for line in lines])
-    slope, offset = np.polyfit(steps[held], np.array(lines)[held], 1)
+    at, placed = steps[held], np.array(lines)[held]
+    if len(at) < 2:
+        return None
+    i, j = np.triu_indices(len(at), 1)
+    slope = float(np.median((placed[j] - placed[i]) / (at[j] - at[i])))
+    offset = float(np.median(placed - slope * at))
     fitted = np.rint(offset + slope * steps).astype(int)
     return tuple(int(line) + 1 for line in fitted)  # the edge after pixel i starts cell i + 1
 
