@@ -1,10 +1,11 @@
 """Does the compiled engine play the pure player's games, move for move? (issue 35)
 
-Plays the same seeded games of ``csp-minprob`` twice, on the batch engine (what ``mscsp
-play`` runs) and on the pure path (numba off), and counts the games whose result, clicks
-or guesses differ, on every preset and first-click rule::
+Plays the same seeded games of ``csp-minprob`` (or ``--strategy``) twice, on the batch
+engine (what ``mscsp play`` runs) and on the pure path (numba off), and counts the games
+whose result, clicks or guesses differ, on every preset and first-click rule::
 
     python bench/players/engine_identity.py --games 3000 1000 500 --seed 100
+    python bench/players/engine_identity.py --strategy csp-lookahead --games 0 0 200 --seed 4242
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ from mscsp.players import get_player
 RULES = [("safe", "corner"), ("opening", "center"), ("any", "random")]
 
 
-def compare(preset: str, games: int, seed: int, first_click: str, first_move: str) -> dict:
+def compare(
+    strategy: str, preset: str, games: int, seed: int, first_click: str, first_move: str
+) -> dict:
     """Both ways' results of one preset and rule, and where they differ."""
     config = RunConfig(
-        "csp-minprob", *PRESETS[preset], seed=seed, first_click=first_click, first_move=first_move
+        strategy, *PRESETS[preset], seed=seed, first_click=first_click, first_move=first_move
     )
     start = time.perf_counter()
     batch = play_on_engine(config, list(range(games)))
     engine_s = time.perf_counter() - start
-    player = get_player("csp-minprob")
+    player = get_player(strategy)
     compiled.enabled = False
     try:
         start = time.perf_counter()
@@ -43,6 +46,7 @@ def compare(preset: str, games: int, seed: int, first_click: str, first_move: st
 
     differ = [a.index for a, b in zip(batch, pure, strict=True) if key(a) != key(b)]
     return {
+        "strategy": strategy,
         "preset": preset,
         "first_click": first_click,
         "first_move": first_move,
@@ -64,12 +68,18 @@ def main() -> None:
         help="games on beginner, intermediate, expert (each rule)",
     )
     parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument(
+        "--strategy",
+        default="csp-minprob",
+        choices=["csp-minprob", "csp-lookahead", "best"],
+        help="the player (one the engine plays in batches)",
+    )
     args = parser.parse_args()
     compiled.load()
     total = 0
     for preset, games in zip(("beginner", "intermediate", "expert"), args.games, strict=True):
-        for first_click, first_move in RULES:
-            row = compare(preset, games, args.seed, first_click, first_move)
+        for first_click, first_move in RULES if games else ():
+            row = compare(args.strategy, preset, games, args.seed, first_click, first_move)
             total += len(row["differ"])
             print(json.dumps(row), flush=True)
     print(f"games that differ: {total}")

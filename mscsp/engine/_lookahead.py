@@ -24,6 +24,7 @@ from mscsp.board import COVERED, FLAG
 
 from ._condition import decode_base
 from ._jit import njit
+from ._kernel import TIE
 from ._kernel_status import APPROX, DONE, SURE_MINE
 from ._probe import EPS, probe_cells, weight_of
 from ._regions import _is_dead, boxes, fewest_covered, isolated_labels, pairs
@@ -129,7 +130,7 @@ def _memo_key(cells):
             key[0] += 1
             if key[0] > MEMO_OPEN:
                 return key[:0]
-            key[key[0]] = 16 * i + cells[i] + 2
+            key[key[0]] = 16 * i + np.int64(cells[i]) + 2  # (int8 cells: no wrap-around)
     return key
 
 
@@ -242,6 +243,22 @@ def _memo_used(keys):
 
 
 @njit(cache=True)
+def _float_blurred(safety, bound, top):
+    """Whether the floating-point map may order the cells that matter otherwise than
+    their exact odds do: two covered cells of unequal safety within :data:`TIE` (relative)
+    of each other, at or above the candidates' ``bound``, or one just below it. The map's
+    rounding differs from one computation to another (compiled or not), while its cells of
+    one class share one value (see :func:`_choose`): unequal values that close may be equal
+    odds, whose order (the candidates, and the first among tied probes) exact odds decide."""
+    blur = TIE * top
+    near = np.sort(safety[safety >= bound - blur])
+    for k in range(len(near)):
+        if near[k] < bound or (k and 0.0 < near[k] - near[k - 1] <= blur):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _choose(exact, out, now, odds, free_cells, cells, rows, cols, mines, params, probe_scratch):
     """:func:`guess` on the board ``cells`` with its proven mines flagged (``now``: the
     probability map, ``free_cells``: the cells next to no number)."""
@@ -266,6 +283,8 @@ def _choose(exact, out, now, odds, free_cells, cells, rows, cols, mines, params,
             free[i] = False
             mines_now[i] = cells[i] == FLAG
     bound = (1.0 - params[TOLERANCE]) * top
+    if not exact and _float_blurred(safety, bound, top):
+        return PYTHON
     which = _candidates(cells, rows, cols, safety, free, bound, mines_now)
     if len(which) == 0:
         return PYTHON
