@@ -276,38 +276,11 @@ def play_rules(
             if m == 0 or (need != 0 and need != m):
                 continue
             settled = unknown[:m].copy()
-            if need == 0:
-                _log(i, -1, settled, none, steps, cells, ctl)
-                settle_step(
-                    settled,
-                    none,
-                    numbers,
-                    state,
-                    queued,
-                    work,
-                    border,
-                    ctl,
-                    rows,
-                    cols,
-                    stack,
-                    order,
-                )
-            else:
-                _log(i, -1, none, settled, steps, cells, ctl)
-                settle_step(
-                    none,
-                    settled,
-                    numbers,
-                    state,
-                    queued,
-                    work,
-                    border,
-                    ctl,
-                    rows,
-                    cols,
-                    stack,
-                    order,
-                )
+            safe, mines = (settled, none) if need == 0 else (none, settled)
+            _log(i, -1, safe, mines, steps, cells, ctl)
+            settle_step(
+                safe, mines, numbers, state, queued, work, border, ctl, rows, cols, stack, order
+            )
         if ctl[OPEN] >= goal:
             break
         if not use_pairs or not _pair(
