@@ -293,6 +293,33 @@ def test_opened_cells_must_be_the_classic_light_grey() -> None:
     assert grey_opened(np.full(truth.shape, COVERED), sand, lattice)  # (none read opened)
 
 
+def test_the_colour_checks_refuse_what_does_not_fit() -> None:
+    from mscsp.errors import InvalidTypeError
+    from mscsp.screen.colours import family
+
+    pixels = draw(POSITION, 24, 24)
+    lattice = find_lattice(pixels)
+    assert lattice is not None
+    truth = codes(POSITION)
+    for check in (off_colour, grey_opened):
+        with pytest.raises(InvalidInputError, match="cells"):
+            check(truth[:5], pixels, lattice)
+        with pytest.raises(InvalidInputError, match="cells"):
+            check(truth.astype(float), pixels, lattice)
+        with pytest.raises(InvalidInputError, match="pixels"):
+            check(truth, pixels.astype(np.float32), lattice)
+        with pytest.raises(InvalidInputError, match="past the image"):
+            check(truth, pixels[:100], lattice)
+        with pytest.raises(InvalidTypeError):
+            check(truth, pixels, (lattice.xs, lattice.ys))
+        with pytest.raises(InvalidTypeError):
+            check(truth.tolist(), pixels, lattice)
+    for bad in ([1, 2], [0, 0, 300], [float("nan"), 0, 0]):
+        with pytest.raises(InvalidInputError, match="colour"):
+            family(np.array(bad))
+    assert family(np.array([0, 0, 255])) == "blue"
+
+
 def test_the_board_zoomed_for_the_recogniser_keeps_its_grid() -> None:
     from mscsp.screen.reading import _zoomed
 

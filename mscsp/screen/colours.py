@@ -23,6 +23,7 @@ import colorsys
 
 import numpy as np
 
+from ..errors import InvalidInputError, InvalidTypeError
 from .lattice import Lattice
 
 #: The hue families each number may be drawn in.
@@ -61,17 +62,47 @@ RIM = 0.15
 
 
 def family(colour: np.ndarray) -> str:
-    """The hue family of an R, G, B colour (0-255): ``"neutral"`` when it has no hue."""
-    r, g, b = (float(x) for x in colour)
+    """The hue family of an R, G, B colour (0-255): ``"neutral"`` when it has no hue.
+
+    Raises:
+        InvalidInputError: Not three finite values in 0-255.
+    """
+    values = np.asarray(colour, dtype=np.float64).reshape(-1)
+    if values.shape != (3,) or not (np.isfinite(values) & (values >= 0) & (values <= 255)).all():
+        raise InvalidInputError(f"a colour is three values in 0-255, got {values.tolist()[:4]}")
+    r, g, b = values.tolist()
     if max(r, g, b) - min(r, g, b) < CHROMA:
         return "neutral"
     hue = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)[0] * 360
     return next((name for low, high, name in HUES if low <= hue < high), "yellow")
 
 
+def _check(cells: np.ndarray, pixels: np.ndarray, lattice: Lattice) -> None:
+    """Refuses a reading, image and grid that do not fit one another."""
+    if not isinstance(lattice, Lattice):
+        raise InvalidTypeError(f"lattice must be a Lattice, got {type(lattice).__name__}")
+    if not isinstance(cells, np.ndarray) or not isinstance(pixels, np.ndarray):
+        raise InvalidTypeError("cells and pixels must be numpy arrays")
+    if cells.shape != (lattice.rows, lattice.cols) or cells.dtype.kind not in "iu":
+        raise InvalidInputError(
+            f"cells must be integer codes of the grid's {lattice.rows}x{lattice.cols} cells, "
+            f"got {cells.dtype} {cells.shape}"
+        )
+    if pixels.ndim != 3 or pixels.shape[2] != 3 or pixels.dtype != np.uint8:
+        raise InvalidInputError(f"pixels must be rows x columns x 3 uint8, got {pixels.shape}")
+    if lattice.ys[-1] > pixels.shape[0] or lattice.xs[-1] > pixels.shape[1]:
+        raise InvalidInputError("the grid runs past the image")
+
+
 def off_colour(cells: np.ndarray, pixels: np.ndarray, lattice: Lattice) -> np.ndarray:
     """Which cells read as a number 1-8 have ink of another number's hue (booleans, the
-    shape of ``cells``); a number with too little ink to tell is not marked."""
+    shape of ``cells``); a number with too little ink to tell is not marked.
+
+    Raises:
+        InvalidTypeError, InvalidInputError: ``cells``, ``pixels`` and ``lattice`` do not
+            fit one another (see :func:`grey_opened`).
+    """
+    _check(cells, pixels, lattice)
     out = np.zeros(cells.shape, dtype=bool)
     for r, c in zip(*np.nonzero(cells > 0), strict=True):
         top, bottom = lattice.ys[r], lattice.ys[r + 1]
@@ -96,7 +127,14 @@ def off_colour(cells: np.ndarray, pixels: np.ndarray, lattice: Lattice) -> np.nd
 def grey_opened(cells: np.ndarray, pixels: np.ndarray, lattice: Lattice) -> bool:
     """Whether the cells read as opened (0-8) are light grey, as the classic look's are:
     the median colour of their pixels has no hue, and each channel at least :data:`LIGHT`
-    (``True`` where none is read opened)."""
+    (``True`` where none is read opened).
+
+    Raises:
+        InvalidTypeError: ``cells`` or ``pixels`` not arrays, ``lattice`` not a Lattice.
+        InvalidInputError: ``cells`` not integer codes of the grid's shape, ``pixels`` not
+            rows x columns x 3 ``uint8``, or the grid past the image.
+    """
+    _check(cells, pixels, lattice)
     parts = [
         pixels[lattice.ys[r] : lattice.ys[r + 1], lattice.xs[c] : lattice.xs[c + 1]].reshape(-1, 3)
         for r, c in zip(*np.nonzero(cells >= 0), strict=True)
