@@ -17,6 +17,7 @@ from mscsp.evaluation.harness import (
     RunConfig,
     RunLog,
     Tally,
+    jeffreys,
     play_batch,
     play_on_engine,
     run,
@@ -141,6 +142,41 @@ def test_wilson_interval():
     assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
     low, high = wilson(0, 10)
     assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_jeffreys_interval_holds_the_posterior_mass_in_equal_tails():
+    from scipy.stats import beta
+
+    for wins, games in ((3, 10), (4_100_000, 10_000_000), (1, 2)):
+        low, high = jeffreys(wins, games)
+        posterior = beta(wins + 0.5, games - wins + 0.5)
+        assert posterior.cdf(low) == pytest.approx(0.025, rel=1e-6)
+        assert posterior.sf(high) == pytest.approx(0.025, rel=1e-6)
+        assert low < wins / games < high
+    # At millions of games it and Wilson's agree to well under a hundredth of a point.
+    assert jeffreys(4_100_000, 10_000_000) == pytest.approx(wilson(4_100_000, 10_000_000), abs=1e-6)
+    low, high = jeffreys(3, 10, level=0.5)
+    assert beta(3.5, 7.5).cdf(high) - beta(3.5, 7.5).cdf(low) == pytest.approx(0.5)
+
+
+def test_jeffreys_interval_edges_and_bad_input():
+    assert jeffreys(0, 0) == (0.0, 1.0)
+    low, high = jeffreys(0, 10)
+    assert low == 0.0 and 0 < high < 0.25
+    low, high = jeffreys(10, 10)
+    assert high == 1.0 and 0.75 < low < 1
+    for wins, games, level in (
+        (-1, 10, 0.95),
+        (11, 10, 0.95),
+        (1.5, 10, 0.95),
+        (True, 10, 0.95),
+        (1, "10", 0.95),
+        (1, 10, 1.0),
+        (1, 10, 0),
+        (1, 10, "0.9"),
+    ):
+        with pytest.raises(InvalidInputError):
+            jeffreys(wins, games, level)
 
 
 def test_tally_and_result_rows():

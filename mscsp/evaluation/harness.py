@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import numbers
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -343,6 +344,33 @@ def wilson(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def jeffreys(wins: int, games: int, level: float = 0.95) -> tuple[float, float]:
+    """The Jeffreys interval of a win rate: the central ``level`` of Beta(wins + 1/2,
+    games - wins + 1/2), with the end at 0 (1) when no game was won (lost), as Brown, Cai and
+    DasGupta (2001) recommend it.
+
+    Raises:
+        InvalidInputError: ``games`` or ``wins`` is not an integer with
+            ``0 <= wins <= games``, or ``level`` is not strictly between 0 and 1.
+    """
+    for name, value in (("games", games), ("wins", wins)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InvalidInputError(f"{name} must be an integer, not {value!r}")
+    if not 0 <= wins <= games:
+        raise InvalidInputError(f"wins must be in 0..games ({games}), not {wins}")
+    if not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise InvalidInputError(f"level must be strictly between 0 and 1, not {level!r}")
+    if games == 0:
+        return 0.0, 1.0
+    from scipy.special import betaincinv  # scipy only where an interval is asked for
+
+    tail = (1 - level) / 2
+    a, b = wins + 0.5, games - wins + 0.5
+    low = 0.0 if wins == 0 else float(betaincinv(a, b, tail))
+    high = 1.0 if wins == games else float(betaincinv(a, b, 1 - tail))
+    return low, high
 
 
 @dataclass(frozen=True)
