@@ -33,13 +33,14 @@ sys.path.insert(0, str(ROOT))
 from mscsp.evaluation.harness import RunLog, game_seeds, wilson  # noqa: E402
 from mscsp.game import PRESETS, Game  # noqa: E402
 
-HARNESS = Path(__file__).resolve().parent / "hill" / "HillGames.java"
+#: Our Java harness: HillGames (plays layouts), HillAsk (asks for a move in positions).
+HARNESS = sorted((Path(__file__).resolve().parent / "hill").glob("*.java"))
 
 
 def build(source: Path, out: Path) -> Path:
     """Compiles Hill's game state and solver and our harness into ``out/classes``."""
     classes = out / "classes"
-    if (classes / "HillGames.class").exists():
+    if all((classes / f"{path.stem}.class").exists() for path in HARNESS):
         return classes
     files = [
         str(path)
@@ -48,7 +49,7 @@ def build(source: Path, out: Path) -> Path:
     ]
     classes.mkdir(parents=True, exist_ok=True)
     listing = out / "sources.txt"
-    listing.write_text("\n".join([*files, str(HARNESS)]) + "\n")
+    listing.write_text("\n".join([*files, *map(str, HARNESS)]) + "\n")
     subprocess.run(
         ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(classes), f"@{listing}"], check=True
     )
@@ -68,30 +69,40 @@ def layouts(preset: str, games: int, seed: int) -> list[str]:
     return lines
 
 
-def play_hill(classes: Path, lines: list[str], setting: str, workers: int, out: Path) -> dict:
-    """Hill's result of each game, on ``workers`` JVMs (games dealt round-robin, each JVM
-    reading its games from a file: a pipe written here would feed them one after another)."""
+def run_java(
+    classes: Path, main: str, setting: str, lines: list[str], workers: int, out: Path
+) -> list[str]:
+    """The output lines of harness class ``main`` given ``lines``, on ``workers`` JVMs
+    (lines dealt round-robin, each JVM reading its own from a file in ``out``: a pipe
+    written here would feed them one after another)."""
     runs = []
     for k in range(workers):
-        games = out / f"layouts-{k}.txt"
-        games.write_text("".join(line + "\n" for line in lines[k::workers]))
-        with games.open() as source:
+        given = out / f"{main}-{k}.txt"
+        given.write_text("".join(line + "\n" for line in lines[k::workers]))
+        with given.open() as source:
             runs.append(
                 subprocess.Popen(
-                    ["java", "-cp", str(classes), "HillGames", setting],
+                    ["java", "-cp", str(classes), main, setting],
                     stdin=source,
                     stdout=subprocess.PIPE,
                     text=True,
                 )
             )
-    won = {}
+    said = []
     for run in runs:
-        for line in run.stdout:  # (the solver also prints a word of its own at times)
-            words = line.split()
-            if len(words) == 3 and all(word.isdigit() for word in words):
-                won[int(words[0])] = words[1] == "1"
+        said += run.stdout.readlines()
         if run.wait() != 0:
-            raise SystemExit("Hill's solver failed")
+            raise SystemExit(f"Hill's solver failed ({main})")
+    return said
+
+
+def play_hill(classes: Path, lines: list[str], setting: str, workers: int, out: Path) -> dict:
+    """Hill's result of each game, on ``workers`` JVMs."""
+    won = {}
+    for line in run_java(classes, "HillGames", setting, lines, workers, out):
+        words = line.split()  # (the solver also prints a word of its own at times)
+        if len(words) == 3 and all(word.isdigit() for word in words):
+            won[int(words[0])] = words[1] == "1"
     return won
 
 
