@@ -3,7 +3,7 @@
 
 ``best`` plays games of ``mscsp play`` (expert classic by default, seed 31,000,000: the games
 of ``hill_paired.py``'s run). At each of its guesses the position (the layout and the cells
-revealed, the first click first) goes to Hill's solver: ``bench/players/hill/HillAsk.java``,
+revealed, the first click first) goes to Hill's solver (``bench/players/hill/HillAsk.java``):
 a fresh solver with ``--setting`` (``LARGE_ANALYSIS``: its brute-force endgame up to 4,000
 layouts, and its tie-breaks), built as ``hill_paired.py`` builds it. For each guess: the rule
 of ``best`` that chose it (its ``reason``), the layouts left, both clicks, each cell's exact
@@ -271,14 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     classes = build(args.hill_src, args.out)
     found, won = positions(args.preset, args.seed, games)
-    said = run_java(
-        classes,
-        "HillAsk",
-        args.setting,
-        questions(args.preset, args.seed, found),
-        args.workers,
-        args.out,
-    )
+    asked = questions(args.preset, args.seed, found)
+    said = run_java(classes, args.setting, asked, args.workers, args.out, ask=True)
     result = {
         "preset": args.preset,
         "seed": args.seed,

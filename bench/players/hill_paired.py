@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from mscsp.evaluation.harness import RunLog, game_seeds, wilson  # noqa: E402
 from mscsp.game import PRESETS, Game  # noqa: E402
 
-#: Our Java harness: HillGames (plays layouts), HillAsk (asks for a move in positions).
+#: Our Java harness: HillGames (plays layouts; with "ask", HillAsk answers positions).
 HARNESS = sorted((Path(__file__).resolve().parent / "hill").glob("*.java"))
 
 
@@ -70,19 +70,20 @@ def layouts(preset: str, games: int, seed: int) -> list[str]:
 
 
 def run_java(
-    classes: Path, main: str, setting: str, lines: list[str], workers: int, out: Path
+    classes: Path, setting: str, lines: list[str], workers: int, out: Path, ask: bool = False
 ) -> list[str]:
-    """The output lines of harness class ``main`` given ``lines``, on ``workers`` JVMs
-    (lines dealt round-robin, each JVM reading its own from a file in ``out``: a pipe
-    written here would feed them one after another)."""
+    """The output lines of our harness given ``lines`` (layouts to play, or with ``ask``
+    positions to ask about), on ``workers`` JVMs (lines dealt round-robin, each JVM reading
+    its own from a file in ``out``: a pipe written here would feed them one after another)."""
     runs = []
+    stem = "positions" if ask else "layouts"
     for k in range(workers):
-        given = out / f"{main}-{k}.txt"
+        given = out / f"{stem}-{k}.txt"
         given.write_text("".join(line + "\n" for line in lines[k::workers]))
         with given.open() as source:
             runs.append(
                 subprocess.Popen(
-                    ["java", "-cp", str(classes), main, setting],
+                    ["java", "-cp", str(classes), "HillGames", setting] + ["ask"] * ask,
                     stdin=source,
                     stdout=subprocess.PIPE,
                     text=True,
@@ -92,14 +93,14 @@ def run_java(
     for run in runs:
         said += run.stdout.readlines()
         if run.wait() != 0:
-            raise SystemExit(f"Hill's solver failed ({main})")
+            raise SystemExit(f"Hill's solver failed ({stem})")
     return said
 
 
 def play_hill(classes: Path, lines: list[str], setting: str, workers: int, out: Path) -> dict:
     """Hill's result of each game, on ``workers`` JVMs."""
     won = {}
-    for line in run_java(classes, "HillGames", setting, lines, workers, out):
+    for line in run_java(classes, setting, lines, workers, out):
         words = line.split()  # (the solver also prints a word of its own at times)
         if len(words) == 3 and all(word.isdigit() for word in words):
             won[int(words[0])] = words[1] == "1"

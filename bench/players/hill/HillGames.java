@@ -2,9 +2,10 @@
 // repository by bench/players/hill_paired.py; nothing of it is copied here): one game per
 // input line "INDEX WIDTH HEIGHT FIRST_X,FIRST_Y X,Y X,Y ..." (the mines; x is the column,
 // y the row), the first click given, as the bulk runner's pre-actions give it. Prints
-// "INDEX WON GUESSES" per game, in input order.
+// "INDEX WON GUESSES" per game, in input order. With the word "ask" after the setting, the
+// lines are positions to ask the solver about instead (HillAsk.java).
 //
-// Usage: java -cp CLASSES:. HillGames SMALL_ANALYSIS|LARGE_ANALYSIS|... < layouts.txt
+// Usage: java -cp CLASSES:. HillGames SMALL_ANALYSIS|LARGE_ANALYSIS|... [ask] < layouts.txt
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -25,11 +26,16 @@ public class HillGames {
 
 	public static void main(String[] args) throws Exception {
 		SolverSettings settings = SettingsFactory.GetSettings(SettingsFactory.Setting.valueOf(args[0]));
+		boolean ask = args.length > 1 && args[1].equals("ask");
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
 		String line;
 		while ((line = in.readLine()) != null) {
 			String[] words = line.trim().split(" ");
 			if (words.length < 4) {
+				continue;
+			}
+			if (ask) {
+				HillAsk.answer(words, settings);
 				continue;
 			}
 			int index = Integer.parseInt(words[0]);
