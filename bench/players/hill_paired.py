@@ -73,28 +73,22 @@ def run_java(
     classes: Path, setting: str, lines: list[str], workers: int, out: Path, ask: bool = False
 ) -> list[str]:
     """The output lines of our harness given ``lines`` (layouts to play, or with ``ask``
-    positions to ask about), on ``workers`` JVMs (lines dealt round-robin, each JVM reading
-    its own from a file in ``out``: a pipe written here would feed them one after another)."""
+    positions to ask about), on ``workers`` JVMs side by side: lines dealt round-robin, each
+    JVM reading its own from a file in ``out`` and writing its answers to another there."""
     runs = []
     stem = "positions" if ask else "layouts"
     for k in range(workers):
-        given = out / f"{stem}-{k}.txt"
+        given, said = out / f"{stem}-{k}.txt", out / f"{stem}-{k}.out"
         given.write_text("".join(line + "\n" for line in lines[k::workers]))
-        with given.open() as source:
-            runs.append(
-                subprocess.Popen(
-                    ["java", "-cp", str(classes), "HillGames", setting] + ["ask"] * ask,
-                    stdin=source,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                )
-            )
-    said = []
-    for run in runs:
-        said += run.stdout.readlines()
+        with given.open() as source, said.open("w") as answers:
+            command = ["java", "-cp", str(classes), "HillGames", setting] + ["ask"] * ask
+            runs.append((subprocess.Popen(command, stdin=source, stdout=answers), said))
+    lines_said = []
+    for run, said in runs:
         if run.wait() != 0:
             raise SystemExit(f"Hill's solver failed ({stem})")
-    return said
+        lines_said += said.read_text().splitlines()
+    return lines_said
 
 
 def play_hill(classes: Path, lines: list[str], setting: str, workers: int, out: Path) -> dict:
