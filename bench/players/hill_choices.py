@@ -14,7 +14,9 @@ and its own figure for its cell.
 two players won (only those carry the difference); ``--games N`` takes games ``0..N-1``.
 The table is by ``best``'s rule: guesses, how often Hill would click elsewhere, and the mean
 safety of the two cells there; then the first such position of each game only Hill won.
-Everything goes to ``--out`` (``choices.json``, ``choices.md``)::
+Everything goes to ``--out`` (``choices.json``, ``choices.md``, every guess in
+``guesses.jsonl``); ``--reuse`` takes Hill's answers saved there by an earlier run of the
+same questions::
 
     python bench/players/hill_choices.py --hill-src /tmp/hill-src --paired /tmp/hill-paired \\
         --out /tmp/hill-choices        # (alone: Hill's solver on both cores)
@@ -40,6 +42,8 @@ from mscsp.game import PRESETS  # noqa: E402
 from mscsp.players.best import BestPlayer  # noqa: E402
 
 ANSWER = re.compile(r"^(\d+):(\d+) (none|(\d+),(\d+) (certain|guess) (\w+) (\S+))$")
+#: Named positions in the markdown (the JSON has them all).
+TOP = 15
 #: Layouts left at a guess, in the bands that matter: best's exact search (200), Hill's (4,000).
 BANDS = ((200, "<= 200"), (4000, "201-4,000"), (None, "> 4,000"))
 
@@ -169,20 +173,42 @@ def summary(rows: list[dict], won: dict[int, bool], hill_won: dict[int, bool]) -
     for row in rows:
         if row["differs"]:
             hill_rules[row.get("hill_rule", "none")] += 1
-    first = {}
-    for row in rows:
-        game = row["game"]
-        if row["differs"] and hill_won.get(game) and not won[game] and game not in first:
-            first[game] = row
+    discordant = {
+        "only Hill won": [g for g in won if hill_won.get(g) and not won[g]],
+        "only best won": [g for g in won if g in hill_won and won[g] and not hill_won[g]],
+    }
+    first = {name: _first(rows, set(games)) for name, games in discordant.items()}
     return {
         "guesses": len(rows),
         "differ": sum(row["differs"] for row in rows),
         "certain_for_hill": sum(row.get("hill_kind") == "certain" for row in rows),
         "by": tables,
         "hill_rules_where_differs": dict(sorted(hill_rules.items())),
-        "only_hill_won": sum(bool(hill_won.get(g)) and not won[g] for g in won),
-        "first_differing_where_only_hill_won": list(first.values()),
+        "discordant": {
+            name: {"games": len(discordant[name]), **_sides(first[name]["any"])}
+            | {"first_not_tied": _sides(first[name]["not_tied"])}
+            for name in discordant
+        },
+        "first_not_tied_where_only_hill_won": sorted(
+            first["only Hill won"]["not_tied"],
+            key=lambda row: row["best_safe"] - row["hill_safe"],
+            reverse=True,
+        ),
     }
+
+
+def _first(rows: list[dict], games: set[int]) -> dict[str, list[dict]]:
+    """The first guess of each game in ``games`` where Hill clicks elsewhere (``any``), and
+    the first where it clicks a cell of other odds (``not_tied``)."""
+    found: dict[str, dict[int, dict]] = {"any": {}, "not_tied": {}}
+    for row in rows:
+        game = row["game"]
+        if game not in games or not row["differs"] or row["hill"] is None:
+            continue
+        found["any"].setdefault(game, row)
+        if abs(row["hill_safe"] - row["best_safe"]) >= 1e-12:
+            found["not_tied"].setdefault(game, row)
+    return {kind: list(by_game.values()) for kind, by_game in found.items()}
 
 
 def _sides(rows: list[dict]) -> dict[str, int]:
@@ -194,6 +220,11 @@ def _sides(rows: list[dict]) -> dict[str, int]:
             gap = row["hill_safe"] - row["best_safe"]
             sides["tie" if abs(gap) < 1e-12 else "hill_safer" if gap > 0 else "best_safer"] += 1
     return sides
+
+
+def _count(layouts: int) -> str:
+    """A layout count, in full up to a million, else as a power of ten."""
+    return f"{layouts:,}" if layouts < 10**6 else f"{layouts:.1e}".replace("e+", "e")
 
 
 def _mean(values) -> float | None:
@@ -222,23 +253,46 @@ def markdown(result: dict) -> str:
                 f"| {safe[0]} | {safe[1]} |"
             )
         lines.append("")
-    first = result["first_differing_where_only_hill_won"]
     lines += [
-        f"Games only Hill won: {result['only_hill_won']}; in {len(first)} of them Hill would "
-        "have clicked elsewhere at one of `best`'s guesses. The first such position of each:",
+        "| games | the first guess where Hill clicks elsewhere: a tie / Hill's safer / "
+        "`best`'s safer | the first not a tie: Hill's safer / `best`'s safer |",
+        "|---|---|---|",
+    ]
+    for name, row in result["discordant"].items():
+        untied = row["first_not_tied"]
+        lines.append(
+            f"| {name} ({row['games']:,}) | {row['tie']} / {row['hill_safer']} / "
+            f"{row['best_safer']} | {untied['hill_safer']} / {untied['best_safer']} |"
+        )
+    lines += [
+        "",
+        "The first guess of other odds in the games only Hill won, the widest gaps first "
+        "(all in choices.json):",
         "",
         "| game | guess | `best`'s rule | layouts | `best` clicks (safe) | Hill clicks (safe) "
         "| Hill's rule |",
         "|---:|---:|---|---:|---|---|---|",
     ]
-    for row in first:
+    for row in result["first_not_tied_where_only_hill_won"][:TOP]:
         lines.append(
-            f"| {row['game']} | {row['guess'] + 1} | {row['reason']} | {row['layouts']:,} "
+            f"| {row['game']} | {row['guess'] + 1} | {row['reason']} | {_count(row['layouts'])} "
             f"| {tuple(row['best'])} ({100 * row['best_safe']:.1f} %) "
-            f"| {tuple(row['hill']) if row['hill'] else '-'} "
-            f"({100 * row.get('hill_safe', 0):.1f} %) | {row.get('hill_rule', '-')} |"
+            f"| {tuple(row['hill'])} ({100 * row['hill_safe']:.1f} %) | {row['hill_rule']} |"
         )
     return "\n".join(lines)
+
+
+def saved(asked: list[str], workers: int, out: Path) -> list[str] | None:
+    """Hill's answers that ``run_java`` saved in ``out`` for exactly these questions dealt to
+    ``workers`` JVMs; ``None`` where any file is missing or holds other questions."""
+    said = []
+    for k in range(workers):
+        given, answers = out / f"positions-{k}.txt", out / f"positions-{k}.out"
+        questions_there = "".join(line + "\n" for line in asked[k::workers])
+        if not answers.exists() or not given.exists() or given.read_text() != questions_there:
+            return None
+        said += answers.read_text().splitlines()
+    return said
 
 
 def paired_games(folder: Path, preset: str, seed: int) -> tuple[list[int], dict[int, bool]]:
@@ -261,6 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", default="LARGE_ANALYSIS", help="Hill's SettingsFactory name")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="take Hill's answers saved in --out for the same questions",
+    )
     args = parser.parse_args(argv)
     if args.games is not None and args.games < 1:
         parser.error("--games must be at least 1")
@@ -272,14 +331,19 @@ def main(argv: list[str] | None = None) -> int:
     classes = build(args.hill_src, args.out)
     found, won = positions(args.preset, args.seed, games)
     asked = questions(args.preset, args.seed, found)
-    said = run_java(classes, args.setting, asked, args.workers, args.out, ask=True)
+    said = saved(asked, args.workers, args.out) if args.reuse else None
+    if said is None:
+        said = run_java(classes, args.setting, asked, args.workers, args.out, ask=True)
     result = {
         "preset": args.preset,
         "seed": args.seed,
         "setting": args.setting,
         "games": len(games),
     }
-    result |= summary(compare(found, said), won, hill_won)
+    rows = compare(found, said)
+    with (args.out / "guesses.jsonl").open("w") as log:
+        log.writelines(json.dumps(row) + "\n" for row in rows)
+    result |= summary(rows, won, hill_won)
     (args.out / "choices.json").write_text(json.dumps(result, indent=1))
     (args.out / "choices.md").write_text(markdown(result) + "\n")
     print(markdown(result))
