@@ -1,4 +1,5 @@
-"""Real model counter programs (GPMC, d4 v2, SharpSAT-TD) through ``external:``, against ``dss``.
+"""Real model counter programs (GPMC, d4 v2, SharpSAT-TD, Ganak) through ``external:``, against
+``dss``.
 
 The counters are other people's programs, built from source outside the repository by
 ``bench/solvers/real_counters.sh build``; each is looked up in ``$MSCSP_COUNTERS`` (that

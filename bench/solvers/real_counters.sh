@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Real model counters as peers (issue 49): GPMC, d4 v2 and SharpSAT-TD, built from source at
+# Real model counters as peers (issue 49): GPMC, d4 v2, SharpSAT-TD and Ganak, built from source at
 # pinned commits outside the repository, then run through `external:` on the families ladder
 # beside mscsp's own backends. docs/backends.md "Real counters as peers" has the results.
 #
-#   bench/solvers/real_counters.sh build [NAME...]        # gpmc d4v2 sharpsat-td (default: all)
+#   bench/solvers/real_counters.sh build [NAME...]  # gpmc d4v2 sharpsat-td ganak (default: all)
 #   bench/solvers/real_counters.sh backends               # the --backend list for those built
 #   bench/solvers/real_counters.sh bench OUT [LIMIT] [CORPUS]
 #
@@ -16,7 +16,7 @@
 # is used as it is (a snapshot unpacked by hand, say); otherwise it is cloned and checked out
 # at its pinned commit. Needs cmake, g++ 10 or later, ninja, GMP (libgmp-dev), MPFR
 # (libmpfr-dev: SharpSAT-TD), Boost program_options (libboost-program-options-dev: d4)
-# and zlib. $JOBS compile jobs (default 2), run under nice.
+# and zlib; Ganak also FLINT (libflint-dev). $JOBS compile jobs (default 2), run under nice.
 #
 # The commands and flags (the authors' for exact counting) are in counters/peers.tsv.
 # d4 v2's demo counter and SharpSAT-TD count models, not projected models: mscsp's instances
@@ -38,6 +38,21 @@ D4_COMMIT=935fe2e33f6488a636f312bdf0c5de3488e59ab8
 D4_PATOH_COMMIT=d241dfad6b3e6ad7626ab6899648ea0caef097e0
 SHARPSAT_URL=https://github.com/Laakeri/sharpsat-td
 SHARPSAT_COMMIT=0c234c11b77115bad89484e80e1d2fc95dd42317
+
+GANAK_URL=https://github.com/meelgroup/ganak
+GANAK_COMMIT=0b4881b40126fb5ae8a1b7c9fdd4878afa25b051
+# What Ganak's CMake otherwise clones at the tip of master (main), each pinned to its last
+# commit before Ganak's own (2026-06-13 17:20 +0200), so that the chain is the one Ganak was
+# built with that day: name, URL, commit. CryptoMiniSat, Arjun, ApproxMC and treedecomp are
+# taken from beside Ganak's folder (its CMake looks there first); CaDiCaL, CaDiBack and SBVA
+# through FetchContent's source folders.
+GANAK_CHAIN="cadical https://github.com/meelgroup/cadical 394c3f72858c2fe8cd35321f74f11f0f61c91123
+cadiback https://github.com/meelgroup/cadiback c2827bdb1c315226a6264bc6553a4b95c6f210b4
+cryptominisat https://github.com/msoos/cryptominisat 5e1ee18e8a77d9d25d352b959d57e7e416c03fc2
+sbva https://github.com/meelgroup/SBVA f1021c17dddee4fcd5d552969f459482907f9f84
+arjun https://github.com/meelgroup/arjun 11e203eab3cc5d52c41a992ea579f2fb7bc081d9
+approxmc https://github.com/meelgroup/approxmc c3f3d167464f34b15f7e4dc1b54582f4e73a5711
+treedecomp https://github.com/meelgroup/treedecomp e175d2fe022f25a397f5f616efce93818d352b0f"
 
 # checkout NAME URL COMMIT: src/NAME at COMMIT (cloned unless already there).
 checkout() {
@@ -98,6 +113,42 @@ build_sharpsat_td() {
     cp sharpSAT flow_cutter_pace17 "$bin/"
 }
 
+build_ganak() {
+    checkout ganak "$GANAK_URL" "$GANAK_COMMIT"
+    local name url commit
+    while read -r name url commit; do
+        checkout "$name" "$url" "$commit"
+    done <<<"$GANAK_CHAIN"
+    # Ganak finds FLINT 3 through pkg-config. Debian 12's libflint-dev is FLINT 2.9: it has
+    # every function Ganak calls (fmpq, fmpq_mpoly) but no flint.pc, and declares the mpoly
+    # types in mpoly.h, which FLINT 3 moved to the mpoly_types.h Ganak includes. Where
+    # pkg-config knows no FLINT, a flint.pc and that one header are written in $COUNTERS/shim.
+    local config=${PKG_CONFIG_PATH:-}
+    if ! pkg-config --exists flint; then
+        [ -f /usr/include/flint/mpoly.h ] || {
+            echo "Ganak needs FLINT: apt-get install libflint-dev (or FLINT 3 with its flint.pc)" >&2
+            exit 1
+        }
+        local shim=$COUNTERS/shim
+        mkdir -p "$shim/include/flint" "$shim/pkgconfig"
+        echo '#include <flint/mpoly.h>' >"$shim/include/flint/mpoly_types.h"
+        printf 'Name: flint\nDescription: FLINT 2.9 (no flint.pc of its own)\nVersion: 2.9.0\nCflags: -I%s\nLibs: -lflint\n' \
+            "$shim/include" >"$shim/pkgconfig/flint.pc"
+        config=$shim/pkgconfig${config:+:$config}
+    fi
+    cd "$src/ganak"
+    # Shared libraries (Ganak's default): its static build links everything statically,
+    # and Debian ships FLINT only as a shared library. The program finds its own libraries
+    # in build/ through its run path, so build/ stays where it is.
+    PKG_CONFIG_PATH=$config cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DBUILD_SHARED_LIBS=ON -DENABLE_TESTING=OFF -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
+        -DFETCHCONTENT_SOURCE_DIR_CADICAL="$src/cadical" \
+        -DFETCHCONTENT_SOURCE_DIR_CADIBACK="$src/cadiback" \
+        -DFETCHCONTENT_SOURCE_DIR_SBVA="$src/sbva"
+    nice -n 10 cmake --build build --parallel "$JOBS" --target ganak-bin
+    cp build/ganak "$bin/ganak"
+}
+
 # The external: spec of each counter built (its program in $bin), one a line.
 backends() {
     local name program command
@@ -112,7 +163,7 @@ case "${1:-}" in
 build)
     shift
     names=("$@")
-    [ "${#names[@]}" -gt 0 ] || names=(gpmc d4v2 sharpsat-td)
+    [ "${#names[@]}" -gt 0 ] || names=(gpmc d4v2 sharpsat-td ganak)
     mkdir -p "$src" "$bin"
     for name in "${names[@]}"; do
         echo "== $name" >&2
@@ -124,8 +175,8 @@ build)
     ;;
 build-one)
     case "${2:-}" in
-    gpmc | d4v2 | sharpsat-td) mkdir -p "$src" "$bin" && "build_${2//-/_}" ;;
-    *) echo "no counter named ${2:-}: gpmc, d4v2 or sharpsat-td" >&2 && exit 2 ;;
+    gpmc | d4v2 | sharpsat-td | ganak) mkdir -p "$src" "$bin" && "build_${2//-/_}" ;;
+    *) echo "no counter named ${2:-}: gpmc, d4v2, sharpsat-td or ganak" >&2 && exit 2 ;;
     esac
     ;;
 backends)
