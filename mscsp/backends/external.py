@@ -144,11 +144,22 @@ class ExternalBackend(Backend):
         outcome = run_program([*self.argv, str(path)], timeout=timeout, memory_mb=self.memory_mb)
         if outcome.status == LIMIT:
             raise self._limit_error()
-        return self._answer(path, outcome.exit_code, outcome.value, outcome.stderr)
+        return self.answer(path, outcome.exit_code, outcome.value, outcome.stderr)
 
-    def _answer(self, path: Path, code: int, output: bytes, tail: str) -> int:
-        """The count in a finished run's ``output`` (``tail``: its last error line); an
-        error for anything else."""
+    def answer(self, path: Path, code: int, output: bytes, tail: str) -> int:
+        """The count a finished run of the counter printed for the file at ``path``.
+
+        Args:
+            path: The file it counted (named in errors).
+            code: Its exit code (``-N``: killed by signal ``N``).
+            output: Its standard output.
+            tail: Its last error line.
+
+        Raises:
+            MemoryLimitError: It died, under ``memory_mb``, as a program out of memory dies.
+            InvalidInputError: Anything but one exact count: an error exit, no count line,
+                two different counts, an approximate count.
+        """
         lines = output.decode("utf-8", errors="replace").splitlines()
         found = {from_decimal(m[1]) for line in lines if (m := _EXACT.fullmatch(line.strip()))}
         found |= {from_decimal(m[1]) for line in lines if (m := _LEGACY.fullmatch(line.strip()))}

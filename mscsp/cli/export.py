@@ -123,8 +123,9 @@ shared = shared_options("export")
     metavar="RUNS",
     type=click.Path(dir_okay=False),
     multiple=True,
-    help="--package: runs.jsonl of mscsp bench --out on the same positions (any number), "
-    "to grade each instance at 60 s and 1,800 s.",
+    help="--package: runs.jsonl of mscsp bench --out on the same positions, or of "
+    "bench/solvers/count_set.py on the same files (any number), to grade each instance at "
+    "60 s and 1,800 s.",
 )
 @shared(
     "--time-limit",

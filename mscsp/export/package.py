@@ -127,7 +127,8 @@ def package(
         origin: Where the positions came from, for the README (:func:`corpus_origin`).
         skipped: The positions the export left out (``ExportSummary.skipped``).
         routes: Second routes (:data:`~mscsp.export.routes.ROUTES`).
-        runs: ``runs.jsonl`` files of ``mscsp bench`` on ``entries``, to grade from.
+        runs: Files to grade from: ``runs.jsonl`` of ``mscsp bench`` on ``entries``, or of
+            counter programs on the export's files (``bench/solvers/count_set.py``).
         time_limit: Seconds of each second count (``None``: no limit).
         mine_numbers: Which mine numbers the export made instances of (for the README).
         overwrite: Replace an existing ``archive``.
@@ -149,7 +150,7 @@ def package(
         records = read_index(folder)
         _check_index(records, entries)
         routes = check_routes(routes, {r["kind"] for r in records})
-        graded = read_runs(runs, entries)
+        graded = read_runs(runs, entries, records)
         recounts = recount(folder, records, entries, routes, time_limit, progress)
         packed = []
         for record, counts in zip(records, recounts, strict=True):
@@ -193,7 +194,10 @@ def _packed_record(record: dict[str, Any], counts: dict[str, Recount], graded: R
         "file": f"instances/{record['file']}",
         "counted_by": [FIRST_ROUTE] + [route for route, c in counts.items() if c.count is not None],
         "not_counted": {route: c.why for route, c in counts.items() if c.count is None},
-        "grades": {limit_key(limit): grade(graded, record["position"], limit) for limit in LIMITS},
+        "grades": {
+            limit_key(limit): grade(graded, record["position"], limit, record["file"])
+            for limit in LIMITS
+        },
     }
 
 
