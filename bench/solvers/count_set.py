@@ -45,8 +45,8 @@ from typing import Any
 
 from mscsp.bigint import from_decimal
 from mscsp.evaluation.bench_plots import cactus
-from mscsp.export.counter_runs import COUNTER_RUNS, STATUSES, run_counter, set_digest
-from mscsp.export.grades import GRADES, Runs, add_run, grade
+from mscsp.export.counter_runs import COUNTER_RUNS, run_counter, set_digest
+from mscsp.export.grades import GRADES, Runs, add_file_run, grade
 from mscsp.export.index import read_index
 from mscsp.runtime.runlog import ResumableLog
 from mscsp.trust.files import open_output
@@ -56,6 +56,10 @@ _spec = importlib.util.spec_from_file_location(
 )
 real_counters = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(real_counters)
+
+
+#: The statuses of a failed run and the report's key for their number.
+_FAILURES = {"timeout": "timeouts", "memout": "memouts", "crash": "crashes", "error": "errors"}
 
 
 def counters(names: str | None, commands: list[str]) -> list[Any]:
@@ -81,10 +85,10 @@ def counters(names: str | None, commands: list[str]) -> list[Any]:
     return found
 
 
-def run_set(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Runs what is missing from ``OUT/runs.jsonl``; every run of the log, old and new."""
+def run_set(args: argparse.Namespace, index: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs what is missing from ``OUT/runs.jsonl`` on the set's files (``index``, its
+    index); every run of the log, old and new."""
     folder = Path(args.set)
-    index = read_index(folder)
     settings = {
         "set": set_digest(index),
         "instances": len(index),
@@ -115,11 +119,10 @@ def run_set(args: argparse.Namespace) -> list[dict[str, Any]]:
     def one(item: tuple[int, Any]) -> None:
         i, peer = item
         record = index[i]
-        expected = from_decimal(record["count"])
         row = run_counter(
             peer.command,
             folder / record["file"],
-            expected,
+            from_decimal(record["count"]),
             time_limit=args.time_limit,
             memory_mb=args.memory_limit,
         )
@@ -145,46 +148,54 @@ def run_set(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
-def report(folder: Path, rows: list[dict[str, Any]], limit: float) -> dict[str, Any]:
-    """Per counter and family tallies, PAR-2, and each instance's grade at ``limit``."""
-    index = read_index(folder)
+def report(index: list[dict[str, Any]], rows: list[dict[str, Any]], limit: float) -> dict:
+    """Per counter and family tallies, PAR-2 and each instance's grade at ``limit``.
+
+    PAR-2 sums, over the instances every counter has a run on (all of them once the run is
+    complete), each run's seconds where it counted right, twice the limit where not.
+    """
     runs = Runs()
     for row in rows:
-        add_run(runs, {**row, "backend": row["counter"]}, limit)
+        add_file_run(runs, row, limit)
+    names = sorted({r["counter"] for r in rows})
+    ran = Counter(r["instance"] for r in rows)
+    common = {i for i, n in ran.items() if n == len(names)}
     counters: dict[str, Any] = {}
-    for name in sorted({r["counter"] for r in rows}):
+    for name in names:
         mine = [r for r in rows if r["counter"] == name]
         solved = [r for r in mine if r["status"] == "ok" and not r["wrong"]]
-        par2 = sum(r["seconds"] if r in solved else 2 * limit for r in mine)
-        par2 += 2 * limit * (len(index) - len(mine))  # (a run not made is no solve)
+        par2 = sum(
+            r["seconds"] if r in solved else 2 * limit for r in mine if r["instance"] in common
+        )
         peaks = [r["peak_mb"] for r in mine if r.get("peak_mb") is not None]
-        families = Counter(index[r["instance"]]["family"] for r in solved)
         counters[name] = {
             "runs": len(mine),
             "solved": len(solved),
-            **{f"{s}s": sum(r["status"] == s for r in mine) for s in STATUSES[1:]},
+            **{key: sum(r["status"] == s for r in mine) for s, key in _FAILURES.items()},
             "wrong": sum(bool(r["wrong"]) for r in mine),
             "par2": round(par2, 1),
             "median_s": round(statistics.median(r["seconds"] for r in solved), 3)
             if solved
             else None,
             "peak_mb": [round(statistics.median(peaks)), round(max(peaks))] if peaks else None,
-            "families": dict(sorted(families.items())),
+            "families": dict(
+                sorted(Counter(index[r["instance"]]["family"] for r in solved).items())
+            ),
         }
     graded = [
         {
-            "file": record["file"],
-            "family": record["family"],
-            "cells": record["cells"],
-            **grade(runs, i, limit),
+            "file": r["file"],
+            "family": r["family"],
+            "cells": r["cells"],
+            **grade(runs, i, limit, r["file"]),
         }
-        for i, record in enumerate(index)
+        for i, r in enumerate(index)
     ]
     tally = Counter(g["grade"] for g in graded)
-    families = Counter(record["family"] for record in index)
     return {
         "instances": len(index),
-        "families": dict(sorted(families.items())),
+        "par2_instances": len(common),
+        "families": dict(sorted(Counter(r["family"] for r in index).items())),
         "time_limit": limit,
         "counters": counters,
         "grades": {name: tally[name] for name in GRADES},
@@ -195,7 +206,10 @@ def report(folder: Path, rows: list[dict[str, Any]], limit: float) -> dict[str, 
 def print_report(summary: dict[str, Any]) -> None:
     """The report as Markdown tables."""
     limit = summary["time_limit"]
-    print(f"{summary['instances']} instances, {limit:g} s each\n")
+    print(
+        f"{summary['instances']} instances, {limit:g} s each; PAR-2 over the "
+        f"{summary['par2_instances']} every counter ran\n"
+    )
     print(
         "| counter | solved | timeouts | memouts | crashes | errors | wrong | PAR-2 (s) "
         "| median s (solved) | peak MB (median / max) |"
@@ -206,7 +220,7 @@ def print_report(summary: dict[str, Any]) -> None:
         peak = "-" if c["peak_mb"] is None else f"{c['peak_mb'][0]:,} / {c['peak_mb'][1]:,}"
         median = "-" if c["median_s"] is None else f"{c['median_s']:g}"
         print(
-            f"| {name} | {c['solved']} | {c['timeouts']} | {c['memouts']} | {c['crashs']} "
+            f"| {name} | {c['solved']} | {c['timeouts']} | {c['memouts']} | {c['crashes']} "
             f"| {c['errors']} | {c['wrong']} | {c['par2']:,.1f} | {median} | {peak} |"
         )
     names = [name for name, _ in by_par2]
@@ -244,18 +258,20 @@ def main() -> None:
     if args.memory_limit < 1 or args.jobs < 1:
         parser.error("--memory-limit and --jobs must be at least 1")
     folder, out = Path(args.set), Path(args.out)
+    index = read_index(folder)
     if args.report_only:
-        rows = [line for _, line in ResumableLog(out / "runs.jsonl", COUNTER_RUNS).read().records]
+        contents = ResumableLog(out / "runs.jsonl", COUNTER_RUNS).read()
+        settings = contents.header.settings
+        if settings["set"] != set_digest(index):
+            raise SystemExit(f"count_set: {out / 'runs.jsonl'} holds runs on another set")
+        rows = [line for _, line in contents.records]
+        args.time_limit = settings["time_limit"]
     else:
-        rows = run_set(args)
-    summary = report(folder, rows, args.time_limit)
+        rows = run_set(args, index)
+    summary = report(index, rows, args.time_limit)
     with open_output(out / "grades.jsonl", "grades") as handle:
         handle.writelines(json.dumps(g) + "\n" for g in summary["graded"])
-    plotted = [
-        {**r, "backend": r["counter"], "status": "wrong" if r["wrong"] else r["status"]}
-        for r in rows
-    ]
-    cactus(plotted, out / "cactus", args.time_limit)
+    cactus([{**r, "backend": r["counter"]} for r in rows], out / "cactus", args.time_limit)
     if args.json:
         print(json.dumps({k: v for k, v in summary.items() if k != "graded"}, indent=1))
     else:
