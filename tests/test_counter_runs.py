@@ -86,6 +86,14 @@ def test_each_answer_is_checked_against_the_sets_count(exported, tmp_path):
     late = run_counter(slow, path, count, time_limit=0.5, memory_mb=2048)
     assert late["status"] == "timeout" and late["count"] is None
 
+    # What a program leaves beside its input, killed at the limit, is not left in the set.
+    before = sorted(folder.iterdir())
+    litter = "open(sys.argv[1] + '.tmp', 'w').write('x'); time.sleep(60)"
+    left = run_counter(
+        _program(tmp_path, "litter", litter), path, count, time_limit=1.0, memory_mb=2048
+    )
+    assert left["status"] == "timeout" and sorted(folder.iterdir()) == before
+
     with pytest.raises(InvalidInputError, match="not found"):
         run_counter(["no-such-counter-program"], path, count, **limits)
 
@@ -133,6 +141,8 @@ def test_counter_runs_resume_and_grade_the_package(exported, tmp_path):
     assert resumed.returncode == 0 and f"0 runs to do ({2 * len(records)} logged)" in (
         resumed.stderr
     )
+    retried = _count_set(*args, "--retry", "error")
+    assert retried.returncode != 0 and "--retry goes with --resume" in retried.stderr
     header = json.loads((out / "runs.jsonl").read_text().splitlines()[0])
     assert header["type"] == COUNTER_RUNS.kind and header["settings"]["set"] == set_digest(records)
 

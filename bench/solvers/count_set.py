@@ -9,10 +9,12 @@ children, sampled), and checks each answer against the set's count: a count that
 is ``wrong``, never a solve. Statuses are ``mscsp bench``'s: ``ok``, ``timeout``,
 ``memout``, ``crash``, ``error`` (no readable exact count).
 
-Runs go to ``OUT/runs.jsonl`` (a resumable log: a header with the set's digest, the limits
-and the counters' commands; one record a run, synced as it comes), so ``--resume`` after a
-kill or on another day runs only what is missing. Instances go smallest first (cells, then
-variables), every counter on one before the next, so a run cut short leaves the small end
+Runs go to ``OUT/runs.jsonl`` (:data:`~mscsp.export.counter_runs.COUNTER_RUNS`: a header
+with the set's digest and the limits; one record a run, synced as it comes), so
+``--resume`` after a kill or on another day runs only what is missing, and ``--retry
+STATUS`` runs again what ended so (the last run of a counter on a file counts).
+Instances go smallest first (cells, then variables), every counter on one before the
+next, so a run cut short leaves the small end
 of the set counted by all. ``--jobs`` runs that many counts at once (one per core, as a
 competition's nodes run several); say so beside any time.
 
@@ -85,6 +87,12 @@ def counters(names: str | None, commands: list[str]) -> list[Any]:
     return found
 
 
+def latest(rows: list[dict[str, Any]]) -> dict[tuple[int, str, str], dict[str, Any]]:
+    """The last run of each counter command on each file (a retried run replaces the one
+    before it; the log keeps both)."""
+    return {(r["instance"], r["counter"], r["command"]): r for r in rows}
+
+
 def run_set(args: argparse.Namespace, index: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs what is missing from ``OUT/runs.jsonl`` on the set's files (``index``, its
     index); every run of the log, old and new."""
@@ -105,7 +113,7 @@ def run_set(args: argparse.Namespace, index: list[dict[str, Any]]) -> list[dict[
     else:
         log.start(settings, new=True)
         rows = []
-    done = {(r["instance"], r["counter"], r["command"]) for r in rows}
+    done = {key for key, r in latest(rows).items() if r["status"] not in args.retry}
     order = sorted(range(len(index)), key=lambda i: (index[i]["cells"], index[i]["variables"]))
     todo = [
         (i, peer)
@@ -113,7 +121,7 @@ def run_set(args: argparse.Namespace, index: list[dict[str, Any]]) -> list[dict[
         for peer in found
         if (i, peer.name, shlex.join(peer.command)) not in done
     ]
-    print(f"{len(todo)} runs to do ({len(done)} logged), {len(found)} counters", file=sys.stderr)
+    print(f"{len(todo)} runs to do ({len(rows)} logged), {len(found)} counters", file=sys.stderr)
     guard = threading.Lock()
 
     def one(item: tuple[int, Any]) -> None:
@@ -250,11 +258,20 @@ def main() -> None:
     )
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1)")
     parser.add_argument("--resume", action="store_true", help="run only what runs.jsonl lacks")
+    parser.add_argument(
+        "--retry",
+        action="append",
+        default=[],
+        choices=list(_FAILURES),
+        help="with --resume, run again the runs that ended so (repeatable)",
+    )
     parser.add_argument("--report-only", action="store_true", help="report runs.jsonl, run none")
     parser.add_argument("--json", action="store_true", help="the report as JSON")
     args = parser.parse_args()
     if args.time_limit <= 0 or not math.isfinite(args.time_limit):
         parser.error("--time-limit must be a positive number of seconds")
+    if args.retry and not args.resume:
+        parser.error("--retry goes with --resume")
     if args.memory_limit < 1 or args.jobs < 1:
         parser.error("--memory-limit and --jobs must be at least 1")
     folder, out = Path(args.set), Path(args.out)
@@ -268,7 +285,7 @@ def main() -> None:
         args.time_limit = settings["time_limit"]
     else:
         rows = run_set(args, index)
-    summary = report(index, rows, args.time_limit)
+    summary = report(index, list(latest(rows).values()), args.time_limit)
     with open_output(out / "grades.jsonl", "grades") as handle:
         handle.writelines(json.dumps(g) + "\n" for g in summary["graded"])
     cactus([{**r, "backend": r["counter"]} for r in rows], out / "cactus", args.time_limit)

@@ -50,8 +50,8 @@ from typing import Any
 from ..bigint import from_decimal
 from ..constraints import Component, ComponentCount
 from ..errors import InvalidInputError, MemoryLimitError, WrongCountError
-from ..runtime.child import LIMIT
-from ..runtime.isolated import run_program
+from ..runtime.child import LIMIT, Outcome
+from ..runtime.isolated import MAX_OUTPUT, run_program
 from ..runtime.memlimit import died_of_memory
 from .base import Backend
 from .checked import check_count
@@ -141,10 +141,21 @@ class ExternalBackend(Backend):
         timeout = None if end is None else end - time.perf_counter()
         if timeout is not None and timeout <= 0:
             raise self._limit_error()
-        outcome = run_program([*self.argv, str(path)], timeout=timeout, memory_mb=self.memory_mb)
+        outcome = self.run_on(path, timeout)
         if outcome.status == LIMIT:
             raise self._limit_error()
         return self.answer(path, outcome.exit_code, outcome.value, outcome.stderr)
+
+    def run_on(self, path: Path, timeout: float | None) -> Outcome:
+        """One run of the counter on the file ``path``, isolated, killed after ``timeout``.
+
+        Its files are capped at :data:`~mscsp.runtime.isolated.MAX_OUTPUT` plus twice the
+        instance's size: a counter (or a counter's wrapper) may write a copy of its input.
+        """
+        cap = MAX_OUTPUT + 2 * path.stat().st_size
+        return run_program(
+            [*self.argv, str(path)], timeout=timeout, memory_mb=self.memory_mb, max_output=cap
+        )
 
     def answer(self, path: Path, code: int, output: bytes, tail: str) -> int:
         """The count a finished run of the counter printed for the file at ``path``.

@@ -21,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,6 @@ from typing import Any
 from ..backends.external import ExternalBackend
 from ..errors import InvalidInputError, MemoryLimitError
 from ..runtime.child import CRASH, LIMIT, MEMORY
-from ..runtime.isolated import run_program
 from ..runtime.runlog import LogFormat
 from ..trust.escape import comment_line
 from ..trust.jsonlog import Damaged, typed
@@ -95,10 +96,16 @@ def run_counter(
         InvalidInputError: ``argv`` names no program found.
     """
     reader = ExternalBackend(command=shlex.join(argv), memory_mb=memory_mb)
-    try:
-        outcome = run_program([*reader.argv, str(path)], timeout=time_limit, memory_mb=memory_mb)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot start {reader.who}: {exc}") from None
+    # A copy in a folder of its own, removed after the run: whatever the program (or its
+    # wrapper) writes beside its input, and leaves when killed at the limit, goes with it,
+    # not into the set.
+    with tempfile.TemporaryDirectory(prefix="mscsp-count-") as work:
+        copy = Path(work, path.name)
+        shutil.copyfile(path, copy)
+        try:
+            outcome = reader.run_on(copy, time_limit)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot start {reader.who}: {exc}") from None
     row: dict[str, Any] = {
         "seconds": round(outcome.seconds, 4),
         "cpu_seconds": outcome.cpu_seconds,
