@@ -24,6 +24,7 @@ from mscsp.errors import InvalidInputError
 from mscsp.export.counter_runs import COUNTER_RUNS, run_counter, set_digest
 from mscsp.export.grades import Runs, add_file_run, grade, read_runs
 from mscsp.export.index import read_index
+from mscsp.runtime.runlog import ResumableLog
 
 pytest.importorskip("pysat")
 pytest.importorskip("pyganak")
@@ -112,6 +113,23 @@ def test_a_wrong_count_is_never_a_solve_in_a_grade():
     # A timeout at 60 s says nothing of 1,800 s; a wrong count fails at every limit.
     assert grade(runs, 0, 1800.0, "x.cnf")["not_measured"] == ["c"]
     assert grade(runs, 0, 60.0, "other.cnf")["grade"] == "not measured"
+
+
+def test_a_retried_run_replaces_the_one_before_it(exported, tmp_path):
+    _, folder = exported
+    records = read_index(folder)
+    settings = {"set": set_digest(records), "instances": len(records)}
+    log = ResumableLog(tmp_path / "runs.jsonl", COUNTER_RUNS)
+    log.start({**settings, "time_limit": 60.0, "memory_mb": 4096}, new=True)
+    run = {"instance": 0, "file": records[0]["file"], "counter": "x", "command": "x"}
+    log.append({**run, "status": "error", "seconds": 0.1, "count": None, "wrong": False})
+    log.append({**run, "status": "timeout", "seconds": 60.0, "count": None, "wrong": False})
+    runs = read_runs([log.path], [], records)
+    # The error (a failure at every limit) was retried: a timeout at 60 s tells nothing of
+    # 1,800 s.
+    assert grade(runs, records[0]["position"], 60.0, records[0]["file"])["grade"] == "beyond"
+    at_1800 = grade(runs, records[0]["position"], 1800.0, records[0]["file"])
+    assert at_1800 == {"grade": "not measured", "solved_by": [], "not_measured": ["x"]}
 
 
 def _count_set(*args: str) -> subprocess.CompletedProcess:

@@ -165,8 +165,11 @@ def _read_counter_runs(runs: Runs, path: str | Path, records: Sequence[dict[str,
             f"{settings['set']}; these {len(records)} files: {set_digest(records)}): run "
             "the counters on the set packaged"
         )
+    # A run retried (count_set.py --retry) is logged again: the last run of a command on a
+    # file is the one that counts.
+    last = {(r["file"], r["counter"], r["command"]): r for _, r in contents.records}
     counters = set()
-    for _, line in contents.records:
+    for line in last.values():
         add_file_run(runs, line, settings["time_limit"])
         counters.add(line["counter"])
     for counter in sorted(counters):
