@@ -97,6 +97,18 @@ def test_each_answer_is_checked_against_the_sets_count(exported, tmp_path):
 
     with pytest.raises(InvalidInputError, match="not found"):
         run_counter(["no-such-counter-program"], path, count, **limits)
+    for bad, message in (
+        ({"time_limit": 0.0}, "positive"),
+        ({"time_limit": float("nan")}, "positive"),
+        ({"time_limit": True}, "seconds"),
+        ({"memory_mb": 0}, "memory_mb"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            run_counter(OURS, path, count, **{**limits, **bad})
+    with pytest.raises(InvalidInputError, match="a count"):
+        run_counter(OURS, path, -1, **limits)
+    with pytest.raises(InvalidInputError, match="no instance file"):
+        run_counter(OURS, folder / "missing.cnf", count, **limits)
 
 
 def test_a_wrong_count_is_never_a_solve_in_a_grade():

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import shlex
 import shutil
 import tempfile
@@ -36,6 +38,8 @@ from ..trust.jsonlog import Damaged, typed
 
 #: How a run ended, as ``mscsp bench`` names it.
 STATUSES = ("ok", "timeout", "memout", "crash", "error")
+#: A count as the log writes it: ASCII decimal digits (``str.isdigit`` takes ``"²"``).
+_DECIMAL = re.compile(r"[0-9]+")
 
 
 def _record(value: Any) -> dict[str, Any]:
@@ -48,7 +52,7 @@ def _record(value: Any) -> dict[str, Any]:
         raise Damaged("a negative instance or time")
     typed(value, "count", str, type(None))
     typed(value, "wrong", bool)
-    if value["status"] == "ok" and (value["count"] is None or not value["count"].isdigit()):
+    if value["status"] == "ok" and not _DECIMAL.fullmatch(value["count"] or ""):
         raise Damaged("an ok run without a decimal count")
     return value
 
@@ -93,8 +97,17 @@ def run_counter(
         ``count``, ``wrong``, ``detail``.
 
     Raises:
-        InvalidInputError: ``argv`` names no program found.
+        InvalidInputError: ``argv`` names no program found, ``time_limit`` is not a positive
+            number of seconds, ``expected`` is not a count, or ``path`` is not a file.
     """
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+        raise InvalidInputError(f"time_limit must be seconds, got {time_limit!r}")
+    if not (math.isfinite(time_limit) and time_limit > 0):
+        raise InvalidInputError(f"time_limit must be positive and finite, got {time_limit!r}")
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected < 0:
+        raise InvalidInputError(f"expected must be a count (an int >= 0), got {expected!r}")
+    if not Path(path).is_file():
+        raise InvalidInputError(f"no instance file at {path}")
     reader = ExternalBackend(command=shlex.join(argv), memory_mb=memory_mb)
     # A copy in a folder of its own, removed after the run: whatever the program (or its
     # wrapper) writes beside its input, and leaves when killed at the limit, goes with it,

@@ -207,13 +207,15 @@ def _span(values: Sequence[float], spec: str) -> str:
 def _grades_text(facts: SetFacts, records: Sequence[dict[str, Any]]) -> list[str]:
     """The grade definitions, the runs graded from, and how many instances got each."""
     lines = [
-        "Graded as the competitions grade, from measured runs of `mscsp bench` on these "
-        "positions, at each limit: **trivial** (every counter counted it, each in under "
+        "Graded as the competitions grade, from measured runs (of `mscsp bench` on these "
+        "positions, or of counter programs on these files), at each limit: **trivial** "
+        "(every counter counted it, each in under "
         f"{TRIVIAL_SECONDS:g} s), **easy** (every counter within the limit), **hard** (some "
         "counters, not all), **beyond** (no counter: beyond every counter at this limit), "
         "**not measured** (some counter's outcome at this limit is unknown: no run, or a run "
         "under a smaller limit that failed; never guessed). A bench counts a position whole, "
-        "every component and mine number at once: an instance carries its position's grade.",
+        "every component and mine number at once: an instance carries its position's grade "
+        "for a bench's counters, and its own for a counter run on its file.",
         "",
     ]
     if not facts.counters:
